@@ -1,0 +1,44 @@
+/* samc_status.h - status codes and the error record every samc call fills.
+ *
+ * Every fallible function returns a samc_status and, when given a non-NULL
+ * samc_error, writes a message that names the file, key or argument at fault
+ * and what was expected. Messages are complete sentences without a trailing
+ * newline, e.g.
+ *   "ckpt.pt: key 'image_encoder.trunk.pos_embed': expected shape (1,96,7,7), got (1,96,14,14)"
+ */
+#ifndef SAMC_STATUS_H
+#define SAMC_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum samc_status {
+    SAMC_OK = 0,
+    SAMC_ERR_IO,          /* missing, unreadable or truncated file */
+    SAMC_ERR_FORMAT,      /* file content does not follow its format */
+    SAMC_ERR_KEY,         /* a required key/tensor/dataset is missing */
+    SAMC_ERR_SHAPE,       /* a tensor has the wrong shape */
+    SAMC_ERR_DTYPE,       /* unsupported or mismatched element type */
+    SAMC_ERR_ARG,         /* bad argument from the caller (prompt out of range, ...) */
+    SAMC_ERR_NOMEM,       /* allocation failed or a size is absurd */
+    SAMC_ERR_UNSUPPORTED, /* valid input that samc does not handle (yet) */
+    SAMC_ERR_SECURITY,    /* input tries something forbidden (pickle global, ...) */
+    SAMC_ERR_PARITY,      /* a parity comparison failed */
+    SAMC_ERR_INTERNAL
+} samc_status;
+
+#define SAMC_ERROR_MSG_MAX 1024
+
+typedef struct samc_error {
+    samc_status status;
+    char msg[SAMC_ERROR_MSG_MAX];
+} samc_error;
+
+/* Short name of a status ("io", "format", ...). */
+const char *samc_status_name(samc_status st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
