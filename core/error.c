@@ -45,7 +45,17 @@ void samc_error_prefix(samc_error *e, const char *fmt, ...)
     vsnprintf(pre, sizeof pre, fmt, ap);
     va_end(ap);
     memcpy(old, e->msg, sizeof old);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", pre, old);
+    /* Keep as much of both as fits; the prefix comes first. */
+    size_t n = strlen(pre);
+    if (n > sizeof e->msg - 3)
+        n = sizeof e->msg - 3;
+    memcpy(e->msg, pre, n);
+    memcpy(e->msg + n, ": ", 2);
+    size_t room = sizeof e->msg - n - 3, m = strlen(old);
+    if (m > room)
+        m = room;
+    memcpy(e->msg + n + 2, old, m);
+    e->msg[n + 2 + m] = '\0';
 }
 
 void samc_error_clear(samc_error *e)

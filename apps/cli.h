@@ -1,0 +1,23 @@
+/* cli.h - shared pieces of the samc command line. */
+#ifndef SAMC_APPS_CLI_H
+#define SAMC_APPS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "samc_status.h"
+
+/* Parse exactly `n` comma-separated finite numbers ("12.5,40"). */
+bool cli_parse_floats(const char *s, float *out, int n);
+/* "X,Y" or "X,Y,LABEL" (label defaults to 1). */
+samc_status cli_parse_point(const char *s, float *xy, int32_t *label, samc_error *err);
+/* "X0,Y0,X1,Y1". */
+samc_status cli_parse_box(const char *s, float *box, samc_error *err);
+/* Positive integer in [lo, hi]. */
+samc_status cli_parse_int(const char *flag, const char *s, int lo, int hi, int *out, samc_error *err);
+
+int cmd_segment(int argc, char **argv);
+int cmd_parity(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+#endif

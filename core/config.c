@@ -1,0 +1,115 @@
+/* config.c - derived trunk layout and consistency checks. */
+#include "config.h"
+
+#include <string.h>
+
+#include "error.h"
+
+int samc_hiera_depth(const samc_hiera_config *h)
+{
+    int d = 0;
+    for (int i = 0; i < h->num_stages; i++)
+        d += h->stages[i];
+    return d;
+}
+
+int samc_hiera_stage_ends(const samc_hiera_config *h, int *ends)
+{
+    int acc = 0;
+    for (int i = 0; i < h->num_stages; i++) {
+        acc += h->stages[i];
+        ends[i] = acc - 1;
+    }
+    return h->num_stages;
+}
+
+static bool in_list(int x, const int *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == x)
+            return true;
+    return false;
+}
+
+/* Mirrors hieradet.Hiera.__init__: the window size "lags by a block" (the
+ * first block of a stage uses the previous stage's window), dims and heads
+ * change at the q-pool block, and only the first q_pool stage changes pool q. */
+samc_status samc_hiera_block_specs(const samc_hiera_config *h, samc_hiera_block_spec *specs,
+                                   int max_blocks, samc_error *err)
+{
+    int depth = samc_hiera_depth(h), ends[SAMC_MAX_STAGES];
+    int nst = samc_hiera_stage_ends(h, ends);
+    if (depth > max_blocks)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "Hiera depth %d exceeds %d blocks", depth, max_blocks);
+    int qpool_blocks[SAMC_MAX_STAGES], nq = 0;
+    for (int i = 0; i < nst - 1 && nq < h->q_pool; i++)
+        qpool_blocks[nq++] = ends[i] + 1;
+    int dim = h->embed_dim, heads = h->num_heads, stage = 1;
+    for (int i = 0; i < depth; i++) {
+        int dim_out = dim;
+        int window = h->window_spec[stage - 1];
+        if (in_list(i, h->global_att_blocks, h->n_global))
+            window = 0;
+        if (in_list(i - 1, ends, nst)) {
+            dim_out = (int)(dim * h->dim_mul);
+            heads = (int)(heads * h->head_mul);
+            stage++;
+        }
+        specs[i] = (samc_hiera_block_spec){dim, dim_out, heads, window,
+                                           in_list(i, qpool_blocks, nq) ? h->q_stride : 0};
+        dim = dim_out;
+    }
+    return SAMC_OK;
+}
+
+samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err)
+{
+    const samc_hiera_config *h = &c->trunk;
+    if (h->num_stages < 1 || h->num_stages > SAMC_MAX_STAGES)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: trunk must have 1..%d stages", SAMC_MAX_STAGES);
+    if (h->embed_dim <= 0 || h->num_heads <= 0 || h->q_stride <= 0 || h->bkg_h <= 0 || h->bkg_w <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: trunk sizes must be positive");
+    for (int i = 0; i < h->num_stages; i++)
+        if (h->stages[i] <= 0 || h->window_spec[i] < 0)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: bad stage %d (blocks %d, window %d)", i,
+                             h->stages[i], h->window_spec[i]);
+    if (samc_hiera_depth(h) > SAMC_MAX_BLOCKS)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: Hiera depth %d exceeds %d", samc_hiera_depth(h),
+                         SAMC_MAX_BLOCKS);
+    if (h->q_pool < 0 || h->q_pool > h->num_stages - 1)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: q_pool %d outside 0..%d", h->q_pool, h->num_stages - 1);
+    samc_hiera_block_spec specs[SAMC_MAX_BLOCKS];
+    samc_status st = samc_hiera_block_specs(h, specs, SAMC_MAX_BLOCKS, err);
+    if (st)
+        return st;
+    int ends[SAMC_MAX_STAGES], nst = samc_hiera_stage_ends(h, ends);
+    for (int i = 0; i < samc_hiera_depth(h); i++)
+        if (specs[i].heads <= 0 || specs[i].dim_out % specs[i].heads)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: block %d: dim %d not divisible by %d heads", i,
+                             specs[i].dim_out, specs[i].heads);
+    const samc_neck_config *n = &c->neck;
+    /* ImageEncoder asserts trunk.channel_list == neck.backbone_channel_list. */
+    if (n->n_levels != nst)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: neck has %d levels, trunk %d stages", n->n_levels, nst);
+    for (int i = 0; i < nst; i++)
+        if (n->backbone_channel_list[i] != specs[ends[nst - 1 - i]].dim_out)
+            return samc_fail(err, SAMC_ERR_FORMAT,
+                             "config: neck.backbone_channel_list[%d] = %d but the trunk gives %d", i,
+                             n->backbone_channel_list[i], specs[ends[nst - 1 - i]].dim_out);
+    for (int i = 0; i < n->n_top_down; i++)
+        if (n->fpn_top_down_levels[i] < 0 || n->fpn_top_down_levels[i] >= nst)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: fpn_top_down_levels has %d", n->fpn_top_down_levels[i]);
+    if (n->d_model <= 0 || n->d_model % 8 || n->pe.num_pos_feats != n->d_model)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: neck d_model %d must be a positive multiple of 8 equal to its position encoding's num_pos_feats (%d)",
+                         n->d_model, n->pe.num_pos_feats);
+    if (n->scalp < 0 || n->scalp >= nst)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: scalp %d outside 0..%d", n->scalp, nst - 1);
+    if (c->image_size <= 0 || c->backbone_stride <= 0 || c->image_size % c->backbone_stride ||
+        c->image_size % (4 * h->patch_stride))
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: image_size %d must be a multiple of backbone_stride %d",
+                         c->image_size, c->backbone_stride);
+    if (c->image_size > 8192)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: image_size %d is over 8192", c->image_size);
+    return SAMC_OK;
+}

@@ -1,0 +1,89 @@
+/* samc.h - Segment Anything 2 in C: the public API.
+ *
+ * The image predictor mirrors the official SAM2ImagePredictor:
+ *
+ *   samc_error err = {0};
+ *   samc_predictor *p;
+ *   if (samc_predictor_load("sam2.1_hiera_tiny.pt", NULL, &p, &err)) { puts(err.msg); ... }
+ *   samc_predictor_set_image(p, rgb, height, width, &err);      // computes the embedding once
+ *   float pt[2] = {500, 375}; int32_t lab[1] = {1};
+ *   samc_predict_request rq = {.point_coords = pt, .point_labels = lab, .n_points = 1,
+ *                              .multimask_output = 1};
+ *   samc_masks m;
+ *   samc_predictor_predict(p, &rq, &m, &err);                   // any number of prompts
+ *   ... m.masks[k*H*W + y*W + x] > 0 ...
+ *   samc_masks_free(&m);
+ *   samc_predictor_free(p);
+ *
+ * Every call returns SAMC_OK or a samc_status with a message in `err` that
+ * names the file, key or argument at fault. Nothing here aborts on bad input.
+ * A predictor is not thread-safe; use one per thread.
+ */
+#ifndef SAMC_H
+#define SAMC_H
+
+#include <stdint.h>
+
+#include "samc_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct samc_predictor samc_predictor;
+
+/* Load a checkpoint: an official .pt (torch.save zip), a .safetensors file
+ * or a parity dump .h5, recognised by content. `config` is a preset name
+ * ("sam2.1_hiera_t", "sam2_hiera_b+", ... or "sam2.1_hiera_tiny"), a path to
+ * a .json config (the YAML `model:` section as JSON), or NULL to detect the
+ * preset from the weight shapes. Every key and shape is checked first. */
+samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
+                                samc_error *err);
+void samc_predictor_free(samc_predictor *p);
+
+/* "ref" (scalar reference, the default) or "fast". */
+samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err);
+/* "LAYER=IMPL", LAYER an official module name or prefix
+ * ("image_encoder.trunk.blocks.3=ref"). */
+samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
+void samc_predictor_set_threads(samc_predictor *p, int n);
+
+/* SAM2ImagePredictor.set_image: uint8 RGB, row-major h*w*3. */
+samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err);
+
+typedef struct samc_predict_request {
+    const float *point_coords;   /* n_points*(x,y) in image pixels, or NULL */
+    const int32_t *point_labels; /* n_points labels: 1 foreground, 0 background (-1..3 allowed) */
+    int n_points;
+    const float *box;            /* x0,y0,x1,y1 in image pixels, or NULL */
+    const float *mask_input;     /* low-res logits (S/4 x S/4, e.g. 256x256), or NULL */
+    int multimask_output;        /* 1: three masks (official default), 0: one */
+    int return_logits;           /* 1: masks hold logits; 0: masks hold 0/1 (logit > 0) */
+} samc_predict_request;
+
+typedef struct samc_masks {
+    int num_masks;               /* 3 with multimask_output, else 1 */
+    int height, width;           /* the image size */
+    int low_res_size;            /* S/4 */
+    float *masks;                /* num_masks*height*width */
+    float *iou;                  /* num_masks predicted IoUs */
+    float *low_res;              /* num_masks*low_res_size^2 logits, clamped to [-32,32] */
+    float object_score;          /* object-score logit (not used by the image predictor) */
+} samc_masks;
+
+samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
+                                   samc_error *err);
+void samc_masks_free(samc_masks *m);
+
+/* The image embedding of the current image (C x H x W), owned by p. */
+samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
+                                         samc_error *err);
+/* Side of the low-res mask grid (mask_input must be this squared). */
+int samc_predictor_low_res_size(const samc_predictor *p);
+/* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
+const char *samc_predictor_config_name(const samc_predictor *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

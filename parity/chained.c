@@ -1,0 +1,158 @@
+/* chained.c - run the dump's image task end to end from /inputs and compare
+ * every parity point as samc completes it, then the final /outputs. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "harness_internal.h"
+
+/* Per-module call counter, like the dump's `call` attribute. */
+static int next_call(parity_run *r, const char *module)
+{
+    for (int i = 0; i < r->n_calls; i++)
+        if (!strcmp(r->calls[i].module, module))
+            return r->calls[i].count++;
+    if (r->n_calls == r->cap_calls) {
+        int cap = r->cap_calls ? 2 * r->cap_calls : 64;
+        void *n = realloc(r->calls, (size_t)cap * sizeof *r->calls);
+        if (!n) {
+            r->st = SAMC_ERR_NOMEM;
+            return 0;
+        }
+        r->calls = n, r->cap_calls = cap;
+    }
+    snprintf(r->calls[r->n_calls].module, sizeof r->calls[0].module, "%s", module);
+    r->calls[r->n_calls++].count = 1;
+    return 0;
+}
+
+static void on_trace(void *user, const char *module, int nslots, const char *const *slots,
+                     const samc_tensor *const *t)
+{
+    parity_run *r = user;
+    const int call = next_call(r, module);
+    const int rec = parity_find_record(r, module, call);
+    if (rec < 0) {
+        samc_parity_row *row = parity_add_row(r, INT_MAX - 1, module, call, "*");
+        if (row) {
+            row->state = SAMC_PARITY_NOT_IN_DUMP;
+            snprintf(row->note, sizeof row->note, "samc produced this call; the dump has no record of it");
+        }
+        return;
+    }
+    r->seen[rec] = true;
+    parity_compare_record(r, rec, nslots, slots, t);
+}
+
+/* One /inputs/prompts/<k> group into a samc prompt (arrays owned by caller). */
+typedef struct dump_prompt {
+    samc_sam2_prompt p;
+    samc_tensor coords, mask;
+    int32_t *labels;
+} dump_prompt;
+
+static void dump_prompt_free(dump_prompt *dp)
+{
+    samc_tensor_release(&dp->coords);
+    samc_tensor_release(&dp->mask);
+    free(dp->labels);
+}
+
+static samc_status read_prompt(samc_dump *d, const char *g, dump_prompt *dp, samc_error *err)
+{
+    memset(dp, 0, sizeof *dp);
+    char path[256];
+    int64_t nl = 0;
+    snprintf(path, sizeof path, "%s/point_coords", g);
+    samc_status st = samc_dump_read(d, path, &dp->coords, err);
+    snprintf(path, sizeof path, "%s/point_labels", g);
+    if (!st)
+        st = samc_dump_read_i32(d, path, &dp->labels, &nl, err);
+    if (!st && (dp->coords.ndim != 2 || dp->coords.shape[1] != 2 || dp->coords.shape[0] != nl))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: %s/point_coords must be [N,2] matching point_labels [N]",
+                       samc_dump_path(d), g);
+    dp->p.n_points = (int)nl;
+    dp->p.points = dp->coords.data;
+    dp->p.labels = dp->labels;
+    snprintf(path, sizeof path, "%s/box", g);
+    if (!st && samc_dump_exists(d, path)) {
+        samc_tensor b = {0};
+        if (!(st = samc_dump_read(d, path, &b, err))) {
+            if (samc_numel(&b) != 4)
+                st = samc_fail(err, SAMC_ERR_SHAPE, "%s: %s must have 4 values", samc_dump_path(d), path);
+            else
+                memcpy(dp->p.box, b.data, sizeof dp->p.box), dp->p.has_box = true;
+        }
+        samc_tensor_release(&b);
+    }
+    snprintf(path, sizeof path, "%s/mask_input", g);
+    if (!st && samc_dump_exists(d, path) && !(st = samc_dump_read(d, path, &dp->mask, err)))
+        dp->p.mask_input = &dp->mask;
+    double mm = 1;
+    if (!st && samc_dump_has_attr(d, g, "multimask_output"))
+        st = samc_dump_attr_num(d, g, "multimask_output", &mm, NULL, err);
+    dp->p.multimask = mm != 0;
+    return st;
+}
+
+static void compare_outputs(parity_run *r, int k, const samc_sam2_prediction *pr)
+{
+    char mod[64], path[128];
+    snprintf(mod, sizeof mod, "/outputs/%d", k);
+    static const char *const names[] = {"masks", "iou_predictions", "low_res_masks"};
+    const samc_tensor *t[] = {&pr->masks, &pr->iou, &pr->low_res};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/outputs/%d/%s", k, names[i]);
+        parity_compare(r, INT_MAX, mod, 0, names[i], t[i], path);
+    }
+}
+
+static samc_status run_image_task(parity_run *r, samc_error *err)
+{
+    samc_dump *d = r->dump;
+    uint8_t *img = NULL;
+    int nd = 0;
+    int64_t dims[4];
+    samc_status st = samc_dump_read_u8(d, "/inputs/image_u8", &img, &nd, dims, err);
+    if (!st && (nd != 3 || dims[2] != 3))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/image_u8 must be [H,W,3]", samc_dump_path(d));
+    samc_sam2_features f = {0};
+    if (!st)
+        st = samc_sam2_encode_image(r->model, img, (int)dims[0], (int)dims[1], &f, err);
+    free(img);
+    for (int k = 0; !st; k++) {
+        char g[64];
+        snprintf(g, sizeof g, "/inputs/prompts/%d", k);
+        if (!samc_dump_exists(d, g))
+            break;
+        dump_prompt dp;
+        samc_sam2_prediction pr = {0};
+        st = read_prompt(d, g, &dp, err);
+        if (!st)
+            st = samc_sam2_predict(r->model, &f, &dp.p, &pr, err);
+        if (!st)
+            compare_outputs(r, k, &pr);
+        samc_sam2_prediction_release(&pr);
+        dump_prompt_free(&dp);
+    }
+    samc_sam2_features_release(&f);
+    return st;
+}
+
+samc_status parity_run_chained(parity_run *r, samc_error *err)
+{
+    char *task = NULL;
+    samc_status st = samc_dump_attr_str(r->dump, "/inputs", "task", &task, err);
+    if (!st && strcmp(task, "image"))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported yet (samc parity runs 'image')",
+                       samc_dump_path(r->dump), task);
+    free(task);
+    if (st)
+        return st;
+    samc_sam2_set_trace(r->model, on_trace, r);
+    st = run_image_task(r, err);
+    samc_sam2_set_trace(r->model, NULL, NULL);
+    return st;
+}

@@ -1,0 +1,218 @@
+/* harness.c - set-up, matching and bookkeeping of a parity run. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "harness_internal.h"
+
+samc_parity_row *parity_add_row(parity_run *r, int index, const char *module, int call, const char *slot)
+{
+    samc_parity_report *rep = r->rep;
+    if (rep->n_rows == rep->cap_rows) {
+        int cap = rep->cap_rows ? 2 * rep->cap_rows : 128;
+        samc_parity_row *n = realloc(rep->rows, (size_t)cap * sizeof *n);
+        if (!n) {
+            r->st = SAMC_ERR_NOMEM;
+            return NULL;
+        }
+        rep->rows = n, rep->cap_rows = cap;
+    }
+    samc_parity_row *row = &rep->rows[rep->n_rows++];
+    memset(row, 0, sizeof *row);
+    row->index = index;
+    snprintf(row->module, sizeof row->module, "%s", module);
+    row->call = call;
+    snprintf(row->slot, sizeof row->slot, "%s", slot);
+    return row;
+}
+
+void parity_compare(parity_run *r, int index, const char *module, int call, const char *slot,
+                    const samc_tensor *t, const char *path)
+{
+    samc_parity_row *row = parity_add_row(r, index, module, call, slot);
+    if (!row)
+        return;
+    row->ndim = t->ndim;
+    memcpy(row->shape, t->shape, sizeof row->shape);
+    samc_tensor ref = {0};
+    samc_error e = {0};
+    if (samc_dump_read(r->dump, path, &ref, &e)) {
+        row->state = SAMC_PARITY_NOT_IN_DUMP;
+        snprintf(row->note, sizeof row->note, "%s", e.msg);
+        return;
+    }
+    if (!samc_tensor_same_shape(t, &ref)) {
+        char a[96], b[96];
+        row->state = SAMC_PARITY_SHAPE;
+        snprintf(row->note, sizeof row->note, "shape %s, dump has %s", samc_shape_str(t->ndim, t->shape, a, sizeof a),
+                 samc_shape_str(ref.ndim, ref.shape, b, sizeof b));
+    } else {
+        samc_parity_metrics(t->data, ref.data, samc_numel(t), &row->max_abs, &row->rel, &row->nmse);
+        row->state = row->rel <= r->rep->tol ? SAMC_PARITY_PASS : SAMC_PARITY_FAIL;
+    }
+    samc_tensor_release(&ref);
+}
+
+int parity_find_record(const parity_run *r, const char *module, int call)
+{
+    for (int i = 0; i < r->n_recs; i++)
+        if (r->recs[i].call == call && !strcmp(r->recs[i].module, module))
+            return i;
+    return -1;
+}
+
+bool parity_is_point(const samc_sam2_model *m, const char *module)
+{
+    if (!strcmp(module, "sam_mask_decoder.conv_s0") || !strcmp(module, "sam_mask_decoder.conv_s1"))
+        return false; /* overridable layers, but not parity points of the format */
+    return samc_sam2_is_layer_name(m, module);
+}
+
+static bool has_slot(const char *const *slots, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(slots[i], s))
+            return true;
+    return false;
+}
+
+void parity_compare_record(parity_run *r, int rec, int nslots, const char *const *slots,
+                           const samc_tensor *const *t)
+{
+    const samc_dump_record *d = &r->recs[rec];
+    char path[320];
+    for (int i = 0; i < nslots; i++) {
+        snprintf(path, sizeof path, "/trace/%06d/out/%s", d->index, slots[i]);
+        parity_compare(r, d->index, d->module, d->call, slots[i], t[i], path);
+    }
+    char **names = NULL;
+    int n = 0;
+    snprintf(path, sizeof path, "/trace/%06d/out", d->index);
+    if (samc_dump_list(r->dump, path, &names, &n, NULL) == SAMC_OK)
+        for (int i = 0; i < n; i++)
+            if (!has_slot(slots, nslots, names[i])) {
+                samc_parity_row *row = parity_add_row(r, d->index, d->module, d->call, names[i]);
+                if (row) {
+                    row->state = SAMC_PARITY_NOT_PRODUCED;
+                    snprintf(row->note, sizeof row->note, "output slot in the dump that samc does not produce");
+                }
+            }
+    samc_dump_free_names(names, n);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const samc_parity_row *x = a, *y = b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Stable order: dump completion order, then insertion order. */
+static void finish_report(parity_run *r)
+{
+    samc_parity_report *rep = r->rep;
+    for (int i = 0; i < r->n_recs; i++) {
+        if (r->seen[i])
+            continue;
+        if (!parity_is_point(r->model, r->recs[i].module)) {
+            rep->n_ignored_records++;
+            continue;
+        }
+        samc_parity_row *row = parity_add_row(r, r->recs[i].index, r->recs[i].module, r->recs[i].call, "*");
+        if (row) {
+            row->state = SAMC_PARITY_NOT_PRODUCED;
+            snprintf(row->note, sizeof row->note, "recorded in the dump but samc produced no such call");
+        }
+    }
+    /* Rows in dump completion order; rows of one record keep their order
+     * (a stable insertion sort: qsort is not stable). */
+    samc_parity_row *tmp = malloc((size_t)(rep->n_rows ? rep->n_rows : 1) * sizeof *tmp);
+    if (tmp) {
+        int n = 0;
+        for (int i = 0; i < rep->n_rows; i++) {
+            int j = n;
+            while (j > 0 && cmp_rows(&tmp[j - 1], &rep->rows[i]) > 0)
+                tmp[j] = tmp[j - 1], j--;
+            tmp[j] = rep->rows[i];
+            n++;
+        }
+        memcpy(rep->rows, tmp, (size_t)rep->n_rows * sizeof *tmp);
+        free(tmp);
+    }
+    rep->first_fail = -1;
+    for (int i = 0; i < rep->n_rows; i++) {
+        if (rep->rows[i].state == SAMC_PARITY_PASS) {
+            rep->n_pass++;
+        } else {
+            rep->n_fail++;
+            if (rep->first_fail < 0)
+                rep->first_fail = i;
+        }
+    }
+}
+
+static samc_status load_model(parity_run *r, const char *path, const samc_parity_opts *o, samc_error *err)
+{
+    char *family = NULL, *json = NULL;
+    samc_status st = samc_dump_attr_str(r->dump, "/model", "family", &family, err);
+    if (!st && strcmp(family, "sam2"))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: model family '%s' is not supported yet (samc parity runs sam2)",
+                       path, family);
+    free(family);
+    if (!st && !samc_dump_has_attr(r->dump, "/model", "config_json"))
+        st = samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
+    if (!st)
+        st = samc_dump_attr_str(r->dump, "/model", "config_json", &json, err);
+    samc_sam2_config cfg;
+    char what[600];
+    snprintf(what, sizeof what, "%s:/model/config_json", path);
+    if (!st)
+        st = samc_sam2_config_from_json(json, what, &cfg, err);
+    free(json);
+    samc_weights *w = NULL;
+    if (!st)
+        st = samc_weights_open_h5(path, &w, err);
+    if (!st)
+        st = samc_sam2_model_init(&r->model, w, &cfg, err);
+    if (!st)
+        st = samc_sam2_set_impl(r->model, o->impl ? o->impl : "ref", err);
+    for (int i = 0; !st && i < o->n_overrides; i++)
+        st = samc_sam2_add_override(r->model, o->overrides[i], err);
+    return st;
+}
+
+samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_parity_report *rep,
+                            samc_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->dump_path = path;
+    rep->impl = o->impl ? o->impl : "ref";
+    rep->isolated = o->isolated;
+    rep->tol = o->tol > 0 ? o->tol : (!strcmp(rep->impl, "fast") ? 1e-4 : 1e-5);
+    parity_run r = {.rep = rep};
+    samc_status st = samc_dump_open(path, &r.dump, err);
+    if (!st)
+        st = load_model(&r, path, o, err);
+    if (!st)
+        st = samc_dump_records(r.dump, &r.recs, &r.n_recs, err);
+    if (!st && !(r.seen = calloc((size_t)(r.n_recs ? r.n_recs : 1), sizeof *r.seen)))
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = o->isolated ? parity_run_isolated(&r, err) : parity_run_chained(&r, err);
+    if (!st && r.st)
+        st = samc_fail(err, r.st, "parity run failed internally (%s)", samc_status_name(r.st));
+    if (!st)
+        finish_report(&r);
+    free(r.seen);
+    free(r.recs);
+    free(r.calls);
+    samc_sam2_model_free(r.model);
+    samc_dump_close(r.dump);
+    return st;
+}
+
+void samc_parity_report_free(samc_parity_report *rep)
+{
+    free(rep->rows);
+    memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,71 @@
+/* parity.h - run a dump's task through samc and compare every parity point.
+ *
+ * Chained mode runs the task end to end from /inputs, comparing every traced
+ * point against the dump as it completes. Isolated mode runs each recorded
+ * call alone on its recorded inputs. Rows are reported in the dump's
+ * completion order; the first failing row is the bisection result.
+ */
+#ifndef SAMC_PARITY_H
+#define SAMC_PARITY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/tensor.h"
+
+typedef enum samc_parity_state {
+    SAMC_PARITY_PASS = 0,
+    SAMC_PARITY_FAIL,          /* rel over tolerance */
+    SAMC_PARITY_SHAPE,         /* shape mismatch */
+    SAMC_PARITY_NOT_PRODUCED,  /* in the dump, samc did not produce it */
+    SAMC_PARITY_NOT_IN_DUMP,   /* samc produced it, the dump lacks it */
+    SAMC_PARITY_ERROR          /* the layer failed to run */
+} samc_parity_state;
+
+typedef struct samc_parity_row {
+    int index;                 /* dump completion order; INT_MAX for /outputs rows */
+    char module[128];
+    int call;
+    char slot[64];
+    int ndim;
+    int64_t shape[SAMC_MAX_DIMS];
+    double max_abs, rel, nmse;
+    samc_parity_state state;
+    char note[256];
+} samc_parity_row;
+
+typedef struct samc_parity_report {
+    const char *dump_path;
+    const char *impl;
+    bool isolated;
+    double tol;
+    samc_parity_row *rows;
+    int n_rows, cap_rows;
+    int n_pass, n_fail;
+    int n_ignored_records;     /* dump records of modules that are not parity points */
+    int first_fail;            /* row index, -1 when all pass */
+} samc_parity_report;
+
+typedef struct samc_parity_opts {
+    const char *impl;          /* "ref" (default) or "fast" */
+    const char *const *overrides; /* "LAYER=IMPL" */
+    int n_overrides;
+    bool isolated;
+    double tol;                /* <= 0: 1e-5 for ref, 1e-4 for fast */
+} samc_parity_opts;
+
+/* Returns SAMC_OK when the run completed (pass or fail: see the report),
+ * an error when the dump cannot be used at all. */
+samc_status samc_parity_run(const char *dump_path, const samc_parity_opts *o, samc_parity_report *rep,
+                            samc_error *err);
+void samc_parity_report_free(samc_parity_report *rep);
+
+/* Human-readable table plus the closing "N passed, M failed" line. */
+void samc_parity_print(const samc_parity_report *rep, FILE *f);
+samc_status samc_parity_write_json(const samc_parity_report *rep, const char *path, samc_error *err);
+
+/* Comparison metrics of PARITY_DUMP_FORMAT.md. */
+void samc_parity_metrics(const float *out, const float *ref, int64_t n, double *max_abs, double *rel,
+                         double *nmse);
+
+#endif

@@ -1,0 +1,123 @@
+/* report.c - the parity table, the bisection verdict and the JSON report. */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "parity.h"
+
+static const char *state_name(samc_parity_state s)
+{
+    switch (s) {
+    case SAMC_PARITY_PASS: return "pass";
+    case SAMC_PARITY_FAIL: return "FAIL";
+    case SAMC_PARITY_SHAPE: return "SHAPE";
+    case SAMC_PARITY_NOT_PRODUCED: return "NOT-PRODUCED";
+    case SAMC_PARITY_NOT_IN_DUMP: return "NOT-IN-DUMP";
+    case SAMC_PARITY_ERROR: return "ERROR";
+    }
+    return "?";
+}
+
+static void row_label(const samc_parity_row *r, char *buf, size_t n)
+{
+    if (r->index >= INT_MAX - 1)
+        snprintf(buf, n, "%s", r->module);
+    else
+        snprintf(buf, n, "%s#%d", r->module, r->call);
+}
+
+void samc_parity_print(const samc_parity_report *rep, FILE *f)
+{
+    fprintf(f, "parity: %s  impl=%s  mode=%s  tol=%g\n", rep->dump_path, rep->impl,
+            rep->isolated ? "isolated" : "chained", rep->tol);
+    fprintf(f, "%-6s %-46s %-22s %-20s %10s %10s %10s  %s\n", "order", "module#call", "slot", "shape", "max_abs",
+            "rel", "nmse", "result");
+    double worst = 0;
+    for (int i = 0; i < rep->n_rows; i++) {
+        const samc_parity_row *r = &rep->rows[i];
+        char lab[200], shape[96], order[16];
+        row_label(r, lab, sizeof lab);
+        samc_shape_str(r->ndim, r->shape, shape, sizeof shape);
+        if (r->index >= INT_MAX - 1)
+            snprintf(order, sizeof order, "%s", r->index == INT_MAX ? "final" : "extra");
+        else
+            snprintf(order, sizeof order, "%d", r->index);
+        if (r->state == SAMC_PARITY_PASS || r->state == SAMC_PARITY_FAIL) {
+            fprintf(f, "%-6s %-46s %-22s %-20s %10.3e %10.3e %10.3e  %s\n", order, lab, r->slot, shape, r->max_abs,
+                    r->rel, r->nmse, state_name(r->state));
+            worst = r->rel > worst ? r->rel : worst;
+        } else {
+            fprintf(f, "%-6s %-46s %-22s %-20s %32s  %s: %s\n", order, lab, r->slot, shape, "", state_name(r->state),
+                    r->note);
+        }
+    }
+    if (rep->n_ignored_records)
+        fprintf(f, "(%d dump records of modules that are not parity points were ignored)\n", rep->n_ignored_records);
+    fprintf(f, "worst rel: %.3e\n", worst);
+    if (rep->first_fail >= 0) {
+        const samc_parity_row *r = &rep->rows[rep->first_fail];
+        char lab[200];
+        row_label(r, lab, sizeof lab);
+        fprintf(f, "first failure (bisection): %s slot %s: %s%s%s\n", lab, r->slot, state_name(r->state),
+                r->note[0] ? " - " : "", r->note);
+        if (!rep->isolated)
+            fprintf(f, "  (chained errors accumulate: rerun with --isolated to see which layer is at fault)\n");
+    }
+    fprintf(f, "%d passed, %d failed\n", rep->n_pass, rep->n_fail);
+}
+
+samc_status samc_parity_write_json(const samc_parity_report *rep, const char *path, samc_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "dump", rep->dump_path);
+    cJSON_AddStringToObject(root, "impl", rep->impl);
+    cJSON_AddStringToObject(root, "mode", rep->isolated ? "isolated" : "chained");
+    cJSON_AddNumberToObject(root, "tol", rep->tol);
+    cJSON_AddNumberToObject(root, "passed", rep->n_pass);
+    cJSON_AddNumberToObject(root, "failed", rep->n_fail);
+    cJSON *rows = cJSON_AddArrayToObject(root, "points");
+    double worst = 0;
+    for (int i = 0; i < rep->n_rows; i++) {
+        const samc_parity_row *r = &rep->rows[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "order", r->index >= INT_MAX - 1 ? -1 : r->index);
+        cJSON_AddStringToObject(o, "module", r->module);
+        cJSON_AddNumberToObject(o, "call", r->call);
+        cJSON_AddStringToObject(o, "slot", r->slot);
+        cJSON *sh = cJSON_AddArrayToObject(o, "shape");
+        for (int k = 0; k < r->ndim; k++)
+            cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)r->shape[k]));
+        if (r->state == SAMC_PARITY_PASS || r->state == SAMC_PARITY_FAIL) {
+            cJSON_AddNumberToObject(o, "max_abs", r->max_abs);
+            cJSON_AddNumberToObject(o, "rel", r->rel);
+            cJSON_AddNumberToObject(o, "nmse", r->nmse);
+            worst = r->rel > worst ? r->rel : worst;
+        }
+        cJSON_AddStringToObject(o, "result", state_name(r->state));
+        if (r->note[0])
+            cJSON_AddStringToObject(o, "note", r->note);
+        cJSON_AddItemToArray(rows, o);
+    }
+    cJSON_AddNumberToObject(root, "worst_rel", worst);
+    if (rep->first_fail >= 0) {
+        char lab[200];
+        row_label(&rep->rows[rep->first_fail], lab, sizeof lab);
+        cJSON_AddStringToObject(root, "first_failure", lab);
+    } else {
+        cJSON_AddNullToObject(root, "first_failure");
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory writing the JSON report");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    samc_status st = SAMC_OK;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the JSON report", path);
+    cJSON_free(text);
+    return st;
+}
