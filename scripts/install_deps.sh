@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Debian packages samc builds and tests with (docs/dependencies.md says why each).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config \
+  libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libcmocka-dev >/dev/null
