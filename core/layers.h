@@ -89,6 +89,7 @@ typedef struct samc_fpn_neck {
     samc_conv2d convs[SAMC_FPN_MAX_LEVELS]; /* convs[k] takes xs[n_levels-1-k] (reversed, as official) */
     bool top_down[SAMC_FPN_MAX_LEVELS];   /* level i is in fpn_top_down_levels */
     bool fuse_avg;                        /* fuse_type "avg" (divide by 2) vs "sum" */
+    bool interp_bilinear;                 /* fpn_interp_model "bilinear" (align_corners False) vs "nearest" */
     samc_sine_pe pe;
 } samc_fpn_neck;
 
