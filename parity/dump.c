@@ -29,7 +29,15 @@ samc_status samc_dump_open(const char *path, samc_dump **out, samc_error *err)
     fclose(f);
     if (got < 8 || memcmp(sig, "\x89HDF\r\n\x1a\n", 8))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not an HDF5 parity dump (bad signature)", path);
-    hid_t h = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* Same access properties as core/weights_h5.c (no file locking: dumps
+     * are read-only inputs), since HDF5 refuses to open one file twice in a
+     * process with different locking settings. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0)
+        H5Pset_file_locking(fapl, 0, 1);
+    hid_t h = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (h < 0)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: HDF5 cannot open it (truncated or corrupt)", path);
     samc_dump *d = calloc(1, sizeof *d);
