@@ -62,9 +62,10 @@ static samc_status zip_status(int code)
     }
 }
 
-/* Read the first `want` bytes of entry `idx` (whose name is `name`). */
+/* Read the first `want` bytes of entry `idx` (whose name is `name`, size
+ * `entry_size`); when that is the whole entry its CRC is verified. */
 static samc_status read_entry(pt_ctx *c, zip_uint64_t idx, const char *name, uint8_t *buf,
-                              size_t want)
+                              size_t want, zip_uint64_t entry_size)
 {
     zip_file_t *zf = zip_fopen_index(c->za, idx, 0);
     if (!zf) {
@@ -90,6 +91,18 @@ static samc_status read_entry(pt_ctx *c, zip_uint64_t idx, const char *name, uin
         if (r == 0)
             break;
         done += (size_t)r;
+    }
+    if (done == want && want == entry_size) {
+        /* libzip checks the CRC when a read reaches the end of the entry */
+        uint8_t extra;
+        zip_int64_t r = zip_fread(zf, &extra, 1);
+        if (r != 0) {
+            samc_status st = samc_fail(c->err, SAMC_ERR_FORMAT,
+                                       "%s: archive entry '%s' is corrupt: %s", c->path, name,
+                                       r < 0 ? zip_file_strerror(zf) : "longer than its recorded size");
+            zip_fclose(zf);
+            return st;
+        }
     }
     zip_fclose(zf);
     if (done != want)
@@ -165,7 +178,7 @@ static samc_status check_byteorder(pt_ctx *c)
     if (size > 15)
         return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: '%s' has %llu bytes, expected 'little' or 'big'",
                          c->path, name, (unsigned long long)size);
-    if ((st = read_entry(c, idx, name, buf, (size_t)size)))
+    if ((st = read_entry(c, idx, name, buf, (size_t)size, size)))
         return st;
     if (size == 6 && memcmp(buf, "little", 6) == 0)
         return SAMC_OK;
@@ -228,7 +241,7 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory reading storage '%s' (%zu bytes)",
                          c->path, tkey, pstr(skey, kb, sizeof kb), nbytes);
     }
-    if ((st = read_entry(c, idx, name, buf, nbytes))) {
+    if ((st = read_entry(c, idx, name, buf, nbytes, size))) {
         free(buf);
         free(k);
         return st;
@@ -338,8 +351,13 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
         int64_t pos = off;
         size_t o = 0;
         for (;;) {
-            for (int64_t j = 0; j < inner; j++)
-                samc_decode_elems(kind, base + (size_t)(pos + j * istride) * isz, 1, dst + o++);
+            if (istride == 1) {
+                samc_decode_elems(kind, base + (size_t)pos * isz, (size_t)inner, dst + o);
+                o += (size_t)inner;
+            } else {
+                for (int64_t j = 0; j < inner; j++)
+                    samc_decode_elems(kind, base + (size_t)(pos + j * istride) * isz, 1, dst + o++);
+            }
             int d = nd - 2;
             while (d >= 0) {
                 idx[d]++;
@@ -400,7 +418,7 @@ static samc_status load_pt(pt_ctx *c, samc_weights *w)
     uint8_t *pkl = malloc(pkl_size ? (size_t)pkl_size : 1);
     if (!pkl)
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: out of memory", c->path);
-    if ((st = read_entry(c, pkl_idx, pname, pkl, (size_t)pkl_size))) {
+    if ((st = read_entry(c, pkl_idx, pname, pkl, (size_t)pkl_size, pkl_size))) {
         free(pkl);
         return st;
     }
