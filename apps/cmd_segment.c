@@ -93,9 +93,10 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
     }
     fclose(f);
     samc_image img;
-    samc_status st = samc_image_load(path, &img, err);
-    if (st)
-        return samc_fail(err, SAMC_ERR_ARG, "--mask-input %s: neither %dx%d float32 logits nor an image", path, s, s), st;
+    samc_error ie = {0};
+    if (samc_image_load(path, &img, &ie))
+        return samc_fail(err, SAMC_ERR_ARG, "--mask-input %s: neither %dx%d float32 logits (%ld bytes given) nor an image (%s)",
+                         path, s, s, n, ie.msg);
     if (img.w != s || img.h != s) {
         samc_image_free(&img);
         return samc_fail(err, SAMC_ERR_SHAPE, "--mask-input %s: image is %dx%d, expected %dx%d (the low-res mask size)",
@@ -209,9 +210,9 @@ static samc_status run(seg_args *a, samc_error *err)
     char model[4096], image[4096], config[4096];
     if (!a->model) { /* the bundled demo: a tiny random-weight model and an image */
         const char *dir = getenv("SAMC_DATA_DIR") ? getenv("SAMC_DATA_DIR") : SAMC_DATA_DIR;
-        snprintf(model, sizeof model, "%s/demo_model.pt", dir);
-        snprintf(config, sizeof config, "%s/demo_model.config.json", dir);
-        snprintf(image, sizeof image, "%s/demo_image.png", dir);
+        snprintf(model, sizeof model, "%s/tiny_d_demo.pt", dir);
+        snprintf(config, sizeof config, "%s/tiny_d_demo.config.json", dir);
+        snprintf(image, sizeof image, "%s/demo.png", dir);
         a->model = model, a->image = image;
         a->config = a->config ? a->config : config;
         if (!a->n_points && !a->has_box && !a->mask_input) {

@@ -97,6 +97,11 @@ typedef struct samc_sam2_prompt {
     float box[4];                       /* x0, y0, x1, y1 in original-image pixels */
     const samc_tensor *mask_input;      /* (1, 4e, 4e) or (1,1,4e,4e) logits, or NULL */
     bool multimask;
+    /* Points outside the image are rejected unless this is set (the
+     * official predictor accepts them; the parity harness replays dumps
+     * exactly). Boxes may always extend past the image, as in the official
+     * predictor; they must be ordered and finite. */
+    bool allow_points_outside;
 } samc_sam2_prompt;
 
 typedef struct samc_sam2_prediction {

@@ -21,7 +21,7 @@ samc_status samc_sam2_check_prompt(const samc_sam2_model *m, const samc_sam2_fea
         const float x = p->points[2 * i], y = p->points[2 * i + 1];
         if (!finite2(x, y))
             return samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is not finite", i, x, y);
-        if (x < 0 || y < 0 || x > W || y > H)
+        if (!p->allow_points_outside && (x < 0 || y < 0 || x > W || y > H))
             return samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is outside the %dx%d image", i, x, y,
                              f->orig_w, f->orig_h);
         if (p->labels[i] < -1 || p->labels[i] > 3)
@@ -33,9 +33,6 @@ samc_status samc_sam2_check_prompt(const samc_sam2_model *m, const samc_sam2_fea
             return samc_fail(err, SAMC_ERR_ARG, "box (%g,%g,%g,%g) is not finite", b[0], b[1], b[2], b[3]);
         if (b[2] < b[0] || b[3] < b[1])
             return samc_fail(err, SAMC_ERR_ARG, "box (%g,%g,%g,%g) has x1 < x0 or y1 < y0", b[0], b[1], b[2], b[3]);
-        if (b[0] < 0 || b[1] < 0 || b[2] > W || b[3] > H)
-            return samc_fail(err, SAMC_ERR_ARG, "box (%g,%g,%g,%g) is outside the %dx%d image", b[0], b[1], b[2],
-                             b[3], f->orig_w, f->orig_h);
     }
     if (p->mask_input) {
         const samc_tensor *t = p->mask_input;

@@ -76,6 +76,7 @@ static samc_status read_prompt(samc_dump *d, const char *g, dump_prompt *dp, sam
     dp->p.n_points = (int)nl;
     dp->p.points = dp->coords.data;
     dp->p.labels = dp->labels;
+    dp->p.allow_points_outside = true; /* replay exactly what the official code ran */
     snprintf(path, sizeof path, "%s/box", g);
     if (!st && samc_dump_exists(d, path)) {
         samc_tensor b = {0};
@@ -143,16 +144,8 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
 
 samc_status parity_run_chained(parity_run *r, samc_error *err)
 {
-    char *task = NULL;
-    samc_status st = samc_dump_attr_str(r->dump, "/inputs", "task", &task, err);
-    if (!st && strcmp(task, "image"))
-        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported yet (samc parity runs 'image')",
-                       samc_dump_path(r->dump), task);
-    free(task);
-    if (st)
-        return st;
     samc_sam2_set_trace(r->model, on_trace, r);
-    st = run_image_task(r, err);
+    samc_status st = run_image_task(r, err); /* the task was checked by samc_parity_run */
     samc_sam2_set_trace(r->model, NULL, NULL);
     return st;
 }

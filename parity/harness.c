@@ -151,6 +151,17 @@ static void finish_report(parity_run *r)
     }
 }
 
+static samc_status check_task(samc_dump *d, samc_error *err)
+{
+    char *task = NULL;
+    samc_status st = samc_dump_attr_str(d, "/inputs", "task", &task, err);
+    if (!st && strcmp(task, "image"))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported yet (samc parity runs 'image')",
+                       samc_dump_path(d), task);
+    free(task);
+    return st;
+}
+
 static samc_status load_model(parity_run *r, const char *path, const samc_parity_opts *o, samc_error *err)
 {
     char *family = NULL, *json = NULL;
@@ -191,6 +202,8 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     rep->tol = o->tol > 0 ? o->tol : (!strcmp(rep->impl, "fast") ? 1e-4 : 1e-5);
     parity_run r = {.rep = rep};
     samc_status st = samc_dump_open(path, &r.dump, err);
+    if (!st)
+        st = check_task(r.dump, err); /* before loading any weights */
     if (!st)
         st = load_model(&r, path, o, err);
     if (!st)

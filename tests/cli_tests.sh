@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# CLI behaviour of `samc`: a successful segment run on the bundled demo and
+# official-format checkpoints, and the bad inputs of the ref-image issue, each
+# with a non-zero exit, a message naming the problem and no output written.
+# usage: cli_tests.sh SAMC_BINARY SOURCE_DIR
+set -u
+SAMC=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect_fail NAME EXPECTED_SUBSTRING ARGS... : non-zero exit, stderr names the problem, no outputs.
+expect_fail() {
+  local name=$1 want=$2
+  shift 2
+  local out="$TMP/out_$name"
+  "$SAMC" "$@" --out "$out" >"$TMP/stdout" 2>"$TMP/stderr"
+  local rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exit 0"; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (rc $rc)"; cat "$TMP/stderr"; return; fi
+  if ! grep -q -- "$want" "$TMP/stderr"; then bad "$name: message lacks '$want': $(cat "$TMP/stderr")"; return; fi
+  if [ -e "$out/result.json" ] || [ -e "$out/mask_0.png" ]; then bad "$name: wrote outputs"; return; fi
+  ok "$name"
+}
+
+CK="$SRC/fixtures/ckpt/tiny_c_f32.pt"
+CFG="$SRC/fixtures/ckpt/tiny_c_f32.config.json"
+IMG="$SRC/fixtures/demo/demo.png"
+
+# --- success: the bundled demo and an official-format checkpoint ---------------
+if "$SAMC" segment --out "$TMP/demo" >"$TMP/stdout" 2>"$TMP/stderr" &&
+   [ -s "$TMP/demo/overlay.png" ] && [ -s "$TMP/demo/mask_2.png" ] && grep -q '"iou_prediction"' "$TMP/demo/result.json"; then
+  ok "demo segment"
+else
+  bad "demo segment: $(cat "$TMP/stderr")"
+fi
+for ck in "$CK" "$SRC/fixtures/ckpt/tiny_c_f32.safetensors" "$SRC/fixtures/ckpt/tiny_c_bf16.pt"; do
+  if "$SAMC" segment --model "$ck" --config "$CFG" --image "$IMG" --box 40,30,200,180 --point 100,100,1 \
+       --out "$TMP/seg" >"$TMP/stdout" 2>"$TMP/stderr" && [ -s "$TMP/seg/mask_0.png" ] && [ ! -e "$TMP/seg/mask_1.png" ]; then
+    ok "segment $(basename "$ck") box+point, single mask"
+  else
+    bad "segment $(basename "$ck"): $(cat "$TMP/stderr")"
+  fi
+  rm -rf "$TMP/seg"
+done
+# The low-res logits written by one run feed --mask-input of the next.
+if "$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --point 100,100 --out "$TMP/m1" >/dev/null 2>&1 &&
+   head -c $((40 * 40 * 4)) "$TMP/m1/low_res_masks.f32" >"$TMP/mask.f32" &&
+   "$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/mask.f32" --out "$TMP/m2" >/dev/null 2>"$TMP/stderr"; then
+  ok "mask-input round trip"
+else
+  bad "mask-input round trip: $(cat "$TMP/stderr")"
+fi
+if "$SAMC" info "$CK" --config "$CFG" | grep -q "every key and shape matches"; then ok "info"; else bad "info"; fi
+
+# --- bad input ---------------------------------------------------------------
+printf 'not an image' >"$TMP/garbage.png"
+head -c $((10 * 10 * 4)) /dev/zero >"$TMP/small.f32"
+expect_fail unknown_config "unknown config 'sam2_hiera_q'" segment --model "$CK" --config sam2_hiera_q --image "$IMG" --point 1,1
+expect_fail wrong_config "key '" segment --model "$CK" --config sam2.1_hiera_t --image "$IMG" --point 1,1
+expect_fail missing_ckpt "no_such.pt" segment --model "$TMP/no_such.pt" --config "$CFG" --image "$IMG" --point 1,1
+expect_fail missing_image "no_such.png" segment --model "$CK" --config "$CFG" --image "$TMP/no_such.png" --point 1,1
+expect_fail garbage_image "garbage.png" segment --model "$CK" --config "$CFG" --image "$TMP/garbage.png" --point 1,1
+expect_fail point_outside "outside" segment --model "$CK" --config "$CFG" --image "$IMG" --point 400,10
+expect_fail point_negative "outside" segment --model "$CK" --config "$CFG" --image "$IMG" --point -1,10
+expect_fail point_nan "finite" segment --model "$CK" --config "$CFG" --image "$IMG" --point nan,10
+expect_fail point_garbage "X,Y" segment --model "$CK" --config "$CFG" --image "$IMG" --point 10,abc
+expect_fail label_range "label 5" segment --model "$CK" --config "$CFG" --image "$IMG" --point 10,10,5
+expect_fail box_order "x1 < x0" segment --model "$CK" --config "$CFG" --image "$IMG" --box 100,10,50,60
+expect_fail box_short "X0,Y0,X1,Y1" segment --model "$CK" --config "$CFG" --image "$IMG" --box 1,2,3
+expect_fail mask_size "40x40" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/small.f32"
+expect_fail no_prompt "no prompt" segment --model "$CK" --config "$CFG" --image "$IMG"
+expect_fail unknown_impl "unknown implementation 'gpu'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl gpu
+expect_fail unknown_layer "unknown layer 'image_encoder.trunk.blocks.77'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl-override image_encoder.trunk.blocks.77=ref
+expect_fail unknown_option "unknown option" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --frobnicate 3
+
+# parity on something that is not a dump
+"$SAMC" parity "$IMG" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "not an HDF5 parity dump" "$TMP/stderr"; then ok "parity on a PNG"; else bad "parity on a PNG (rc $rc): $(cat "$TMP/stderr")"; fi
+"$SAMC" parity "$SRC/fixtures/ckpt/tiny_c_f32.pt" --tol -1 >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -eq 2 ] && grep -q "\-\-tol" "$TMP/stderr"; then ok "parity bad --tol"; else bad "parity bad --tol (rc $rc)"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

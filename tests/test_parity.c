@@ -1,0 +1,118 @@
+/* test_parity.c - the harness itself: it must fail loudly, never pass silently.
+ * Dumps with a wrong task, family or without config_json are written here
+ * with the HDF5 C API; the committed fixtures provide real dumps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/parity.h"
+#include "util/testutil.h"
+
+static void str_attr(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, t, &value);
+    H5Aclose(a), H5Sclose(s), H5Tclose(t);
+}
+
+/* A header-only dump: root attrs, /model (optionally config_json), /inputs task. */
+static char *write_stub(const char *dir, const char *name, const char *family, const char *task, bool config)
+{
+    char *path = tu_join(dir, name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    str_attr(f, "format", "samc-parity-dump");
+    hid_t s = H5Screate(H5S_SCALAR);
+    int one = 1;
+    hid_t a = H5Acreate2(f, "format_version", H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_INT, &one);
+    H5Aclose(a), H5Sclose(s);
+    hid_t m = H5Gcreate2(f, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    str_attr(m, "family", family);
+    if (config)
+        str_attr(m, "config_json", "{}");
+    hid_t in = H5Gcreate2(f, "inputs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    str_attr(in, "task", task);
+    H5Gclose(in), H5Gclose(m), H5Fclose(f);
+    return path;
+}
+
+static void expect_error(const char *path, samc_status want, const char *substr)
+{
+    samc_parity_opts o = {.impl = "ref"};
+    samc_parity_report rep;
+    samc_error e = {0};
+    assert_int_equal(samc_parity_run(path, &o, &rep, &e), want);
+    assert_non_null(strstr(e.msg, substr));
+    samc_parity_report_free(&rep);
+}
+
+static void test_rejects_unusable_dumps(void **s)
+{
+    (void)s;
+    char *dir = tu_mkdtemp("parity");
+    char *video = write_stub(dir, "video.h5", "sam2", "video", true);
+    char *sam3 = write_stub(dir, "sam3.h5", "sam3", "image", true);
+    char *nocfg = write_stub(dir, "nocfg.h5", "sam2", "image", false);
+    expect_error(video, SAMC_ERR_UNSUPPORTED, "task 'video'");
+    expect_error(sam3, SAMC_ERR_UNSUPPORTED, "family 'sam3'");
+    expect_error(nocfg, SAMC_ERR_KEY, "config_json");
+    expect_error("/nonexistent/dump.h5", SAMC_ERR_IO, "/nonexistent/dump.h5");
+    free(video), free(sam3), free(nocfg);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A real fixture passes, and every row carries measured numbers. */
+static void test_fixture_passes(void **s)
+{
+    (void)s;
+    char *path = tu_src_path("fixtures/tiny_b_sam20_s128.h5");
+    for (int iso = 0; iso < 2; iso++) {
+        samc_parity_opts o = {.impl = "ref", .isolated = iso};
+        samc_parity_report rep;
+        samc_error e = {0};
+        assert_int_equal(samc_parity_run(path, &o, &rep, &e), SAMC_OK);
+        assert_int_equal(rep.n_fail, 0);
+        assert_true(rep.n_pass > 50);
+        assert_int_equal(rep.first_fail, -1);
+        samc_parity_report_free(&rep);
+    }
+    free(path);
+}
+
+/* A tolerance below the achievable error must fail and bisect to the first
+ * point in completion order that exceeds it. */
+static void test_tolerance_bisects(void **s)
+{
+    (void)s;
+    char *path = tu_src_path("fixtures/tiny_b_sam20_s128.h5");
+    samc_parity_opts o = {.impl = "ref", .tol = 1e-9};
+    samc_parity_report rep;
+    assert_int_equal(samc_parity_run(path, &o, &rep, NULL), SAMC_OK);
+    assert_true(rep.n_fail > 0);
+    assert_true(rep.first_fail >= 0);
+    const samc_parity_row *r = &rep.rows[rep.first_fail];
+    assert_int_equal(r->state, SAMC_PARITY_FAIL);
+    for (int i = 0; i < rep.first_fail; i++)
+        assert_int_equal(rep.rows[i].state, SAMC_PARITY_PASS);
+    samc_parity_report_free(&rep);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rejects_unusable_dumps),
+        cmocka_unit_test(test_fixture_passes),
+        cmocka_unit_test(test_tolerance_bisects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
