@@ -21,6 +21,7 @@ typedef struct seg_args {
     const char *model, *config, *image, *mask_input, *out, *impl;
     const char *overrides[64];
     int n_overrides, n_points, threads;
+    double max_hole_area, max_sprinkle_area;
     float points[2 * MAX_POINTS], box[4];
     int32_t labels[MAX_POINTS];
     bool has_box, multimask;
@@ -48,6 +49,12 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--max-hole-area") || !strcmp(f, "--max-sprinkle-area")) {
+            float x;
+            if (!cli_parse_floats(v, &x, 1) || x < 0)
+                return samc_fail(err, SAMC_ERR_ARG, "%s '%s': expected a number >= 0", f, v);
+            *(f[6] == 'h' ? &a->max_hole_area : &a->max_sprinkle_area) = x;
+        }
         else if (!strcmp(f, "--impl-override")) {
             if (a->n_overrides == 64)
                 return samc_fail(err, SAMC_ERR_ARG, "too many --impl-override");
@@ -237,6 +244,8 @@ static samc_status run(seg_args *a, samc_error *err)
         st = samc_predictor_override(p, a->overrides[i], err);
     if (!st && a->threads)
         samc_predictor_set_threads(p, a->threads);
+    if (!st)
+        st = samc_predictor_set_postprocess(p, a->max_hole_area, a->max_sprinkle_area, err);
     if (!st && a->mask_input)
         st = load_mask_input(a->mask_input, samc_predictor_low_res_size(p), &mask, err);
     double t0 = now(), t1 = t0, t2 = t0;

@@ -14,7 +14,7 @@ static void usage(FILE *f)
             "            samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG\n"
             "                         (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE)\n"
             "                         [--multimask] [--impl ref|fast] [--impl-override LAYER=IMPL]\n"
-            "                         [--threads N] --out DIR\n"
+            "                         [--max-hole-area A] [--max-sprinkle-area A] [--threads N] --out DIR\n"
             "            without --model: the bundled demo model and image\n"
             "  parity    compare samc with a PyTorch parity dump, layer by layer\n"
             "            samc parity DUMP.h5 [--impl ref|fast] [--impl-override LAYER=IMPL ...]\n"

@@ -59,6 +59,17 @@ samc_status samc_predictor_override(samc_predictor *p, const char *spec, samc_er
 
 void samc_predictor_set_threads(samc_predictor *p, int n) { p->model->ctx.num_threads = n > 0 ? n : 1; }
 
+samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
+                                           samc_error *err)
+{
+    if (!(max_hole_area >= 0) || !(max_sprinkle_area >= 0))
+        return samc_fail(err, SAMC_ERR_ARG, "max_hole_area and max_sprinkle_area must be >= 0 (got %g, %g)",
+                         max_hole_area, max_sprinkle_area);
+    p->model->max_hole_area = max_hole_area;
+    p->model->max_sprinkle_area = max_sprinkle_area;
+    return SAMC_OK;
+}
+
 samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err)
 {
     samc_sam2_features_release(&p->features);

@@ -49,6 +49,8 @@ typedef struct samc_sam2_model {
     samc_prompt_encoder prompt_encoder;
     samc_mask_decoder mask_decoder;
     const float *no_mem_embed;          /* (D) */
+    /* SAM2ImagePredictor(max_hole_area, max_sprinkle_area): 0 = off (default). */
+    double max_hole_area, max_sprinkle_area;
     int emb;                            /* image embedding side: image_size / backbone_stride */
 } samc_sam2_model;
 

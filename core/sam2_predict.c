@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "connected_components.h"
 #include "sam2_model.h"
 
 static bool finite2(float a, float b) { return isfinite(a) && isfinite(b); }
@@ -98,15 +99,25 @@ static samc_status prompt_encode(samc_sam2_model *m, const samc_sam2_features *f
     return st;
 }
 
+/* SAM2Transforms.postprocess_masks: optional hole / sprinkle filling on the
+ * low-res logits (a copy: the returned low-res masks stay unfilled), then
+ * the bilinear resize to the original size. */
 static samc_status postprocess(samc_sam2_model *m, const samc_sam2_features *f, const samc_tensor *low,
                                samc_sam2_prediction *out, samc_error *err)
 {
     const int64_t C = low->shape[1];
-    samc_tensor up = {0};
+    samc_tensor up = {0}, filled = {0};
+    const bool fill = m->max_hole_area > 0 || m->max_sprinkle_area > 0;
     samc_status st = samc_tensor_allocv(&up, err, 4, (int64_t)1, C, (int64_t)f->orig_h, (int64_t)f->orig_w);
-    if (st)
-        return st;
-    if ((st = samc_sam2_ops_for(m, "@postprocess")->postprocess(&m->ctx, low, f->orig_h, f->orig_w, &up))) {
+    if (!st && fill && !(st = samc_tensor_copy(&filled, low, err)))
+        st = samc_fill_holes_image_predictor(&filled, 0.0f, m->max_hole_area, m->max_sprinkle_area);
+    if (st) {
+        samc_tensor_release(&up), samc_tensor_release(&filled);
+        return samc_fail(err, st, "hole filling failed");
+    }
+    st = samc_sam2_ops_for(m, "@postprocess")->postprocess(&m->ctx, fill ? &filled : low, f->orig_h, f->orig_w, &up);
+    samc_tensor_release(&filled);
+    if (st) {
         samc_tensor_release(&up);
         return samc_fail(err, st, "@postprocess failed (%s)", samc_status_name(st));
     }

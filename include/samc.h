@@ -47,6 +47,11 @@ samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_er
  * ("image_encoder.trunk.blocks.3=ref"). */
 samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
 void samc_predictor_set_threads(samc_predictor *p, int n);
+/* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
+ * holes / remove foreground specks up to this many low-res pixels (8-connected
+ * components) before upsampling. 0 (the default) turns each off. */
+samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
+                                           samc_error *err);
 
 /* SAM2ImagePredictor.set_image: uint8 RGB, row-major h*w*3. */
 samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err);

@@ -189,6 +189,11 @@ static samc_status load_model(parity_run *r, const char *path, const samc_parity
         st = samc_sam2_set_impl(r->model, o->impl ? o->impl : "ref", err);
     for (int i = 0; !st && i < o->n_overrides; i++)
         st = samc_sam2_add_override(r->model, o->overrides[i], err);
+    /* Predictor options recorded by tools/dump_sam2.py (absent: the defaults, 0). */
+    if (!st && samc_dump_has_attr(r->dump, "/inputs", "max_hole_area"))
+        st = samc_dump_attr_num(r->dump, "/inputs", "max_hole_area", &r->model->max_hole_area, NULL, err);
+    if (!st && samc_dump_has_attr(r->dump, "/inputs", "max_sprinkle_area"))
+        st = samc_dump_attr_num(r->dump, "/inputs", "max_sprinkle_area", &r->model->max_sprinkle_area, NULL, err);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/connected_components.h"
 #include "core/error.h"
 #include "harness_internal.h"
 
@@ -204,6 +205,9 @@ static samc_status run_postprocess(parity_run *r, int rec, const samc_ops *ops, 
     samc_tensor *y = out_slot(o, "0");
     if (!st && x.ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "@postprocess input must be 4-D");
+    const samc_sam2_model *m = r->model;
+    if (!st && (m->max_hole_area > 0 || m->max_sprinkle_area > 0))
+        st = samc_fill_holes_image_predictor(&x, 0.0f, m->max_hole_area, m->max_sprinkle_area);
     if (!st && !(st = samc_tensor_allocv(y, err, 4, x.shape[0], x.shape[1], (int64_t)h, (int64_t)w)))
         st = ops->postprocess(&r->model->ctx, &x, (int)h, (int)w, y);
     samc_tensor_release(&x);

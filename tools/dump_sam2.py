@@ -211,9 +211,28 @@ def write_model(w, built, args):
         w.dataset(gw, key, to_array(t))
 
 
-def write_inputs(w, image, prompts, results):
+def effective_fill_areas(max_hole_area, max_sprinkle_area):
+    """What SAM2Transforms.postprocess_masks really applied. The hole/sprinkle
+    fill needs the sam2._C CUDA extension; without it the official code warns
+    and skips the fill, so the areas it effectively used are 0."""
+    try:
+        from sam2 import _C  # noqa: F401
+        return max_hole_area, max_sprinkle_area, ""
+    except Exception as e:  # the official code catches any failure the same way
+        if max_hole_area > 0 or max_sprinkle_area > 0:
+            return 0.0, 0.0, f"fill requested but skipped by the official code: {e}"
+        return 0.0, 0.0, ""
+
+
+def write_inputs(w, image, prompts, results, fill=(0.0, 0.0, "")):
     g = w.f.create_group("inputs")
     set_str_attr(g, "task", "image")
+    # samc extension (readers may ignore): the predictor's effective
+    # max_hole_area / max_sprinkle_area, replayed by `samc parity`.
+    g.attrs.create("max_hole_area", np.float64(fill[0]))
+    g.attrs.create("max_sprinkle_area", np.float64(fill[1]))
+    if fill[2]:
+        set_str_attr(g, "note_fill", fill[2])
     w.dataset(g, "image_u8", image)
     gp = g.create_group("prompts")
     for k, (p, r) in enumerate(zip(prompts, results)):
@@ -279,7 +298,8 @@ def main(argv=None):
     w.f.attrs.create("format_version", np.int64(1))
     set_str_attr(w.f, "note_command", shlex.join(sys.argv))
     write_model(w, built, args)
-    write_inputs(w, image, prompts, results)
+    write_inputs(w, image, prompts, results,
+                 effective_fill_areas(args.max_hole_area, args.max_sprinkle_area))
     write_outputs(w, results)
     w.trace(tracer.records)
     w.close()
