@@ -9,15 +9,11 @@
 #include "sam2_keys.h"
 #include "sam2_model.h"
 
-typedef struct binder {
-    const samc_weights *w;
-    char prefix[160];
-} binder;
+#include "sam2_bind_internal.h"
 
 /* Weights were checked key by key (samc_sam2_check_weights), so a missing key
  * here is a bug in this file, not bad input. */
-static const float *W(const binder *b, const char *fmt, ...) SAMC_PRINTF(2, 3);
-static const float *W(const binder *b, const char *fmt, ...)
+const float *W(const binder *b, const char *fmt, ...)
 {
     char key[256], rest[192];
     va_list ap;
@@ -33,8 +29,7 @@ static const float *W(const binder *b, const char *fmt, ...)
     return t->data;
 }
 
-static void set_prefix(binder *b, const char *fmt, ...) SAMC_PRINTF(2, 3);
-static void set_prefix(binder *b, const char *fmt, ...)
+void set_prefix(binder *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,22 +37,22 @@ static void set_prefix(binder *b, const char *fmt, ...)
     va_end(ap);
 }
 
-static samc_linear lin(const binder *b, const char *name, int in, int out)
+samc_linear lin(const binder *b, const char *name, int in, int out)
 {
     return (samc_linear){W(b, "%s.weight", name), W(b, "%s.bias", name), in, out};
 }
 
-static samc_norm nrm(const binder *b, const char *name, int dim, float eps)
+samc_norm nrm(const binder *b, const char *name, int dim, float eps)
 {
     return (samc_norm){W(b, "%s.weight", name), W(b, "%s.bias", name), dim, eps};
 }
 
-static samc_conv2d cnv(const binder *b, const char *name, int cin, int cout, int k, int stride, int pad)
+samc_conv2d cnv(const binder *b, const char *name, int cin, int cout, int k, int stride, int pad)
 {
     return (samc_conv2d){W(b, "%s.weight", name), W(b, "%s.bias", name), cin, cout, k, k, stride, pad, 1};
 }
 
-static samc_mlp mlp(const binder *b, const char *name, int in, int hidden, int out, int n, bool sig)
+samc_mlp mlp(const binder *b, const char *name, int in, int hidden, int out, int n, bool sig)
 {
     samc_mlp m = {.num_layers = n, .sigmoid_output = sig};
     char k[160];
@@ -68,7 +63,7 @@ static samc_mlp mlp(const binder *b, const char *name, int in, int hidden, int o
     return m;
 }
 
-static samc_attention attn(const binder *b, const char *name, int dim, int internal, int heads)
+samc_attention attn(const binder *b, const char *name, int dim, int internal, int heads)
 {
     char k[160];
     samc_attention a = {.heads = heads, .internal_dim = internal};
@@ -239,7 +234,7 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
     m->weights = w;
     m->owns_weights = true;
     m->ops = &samc_ref_ops;
-    m->ctx.num_threads = 1;
+    m->ctx.num_threads = 0; /* OpenMP's default (OMP_NUM_THREADS) until set */
     samc_status st = cfg ? (m->cfg = *cfg, samc_sam2_config_validate(cfg, err))
                          : samc_sam2_detect_config(w, &m->cfg, err);
     if (!st)
@@ -257,6 +252,7 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
         bind_mask_decoder(m, &b);
         set_prefix(&b, "%s", "");
         m->no_mem_embed = W(&b, "no_mem_embed");
+        samc_sam2_bind_video(m, &b);
     }
     if (st) {
         samc_sam2_model_free(m);
@@ -272,6 +268,8 @@ void samc_sam2_model_free(samc_sam2_model *m)
         return;
     if (m->owns_weights)
         samc_weights_free(m->weights);
+    if (m->ctx.scratch_free)
+        m->ctx.scratch_free(m->ctx.scratch);
     free(m->pos_embed);
     free(m);
 }

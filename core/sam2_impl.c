@@ -8,6 +8,7 @@
 /* fast/ provides samc_fast_ops once it exists; until then "fast" is refused
  * by name rather than silently mapped to ref. */
 extern const samc_ops samc_fast_ops __attribute__((weak));
+extern const samc_video_ops samc_fast_video_ops __attribute__((weak));
 
 const samc_ops *samc_ops_by_name(const char *name)
 {
@@ -40,7 +41,8 @@ bool samc_sam2_is_layer_name(const samc_sam2_model *m, const char *layer)
         "@preprocess", "@postprocess", "image_encoder", "image_encoder.trunk",
         "image_encoder.trunk.patch_embed", "image_encoder.neck", "sam_prompt_encoder",
         "sam_mask_decoder", "sam_mask_decoder.transformer", "sam_mask_decoder.conv_s0",
-        "sam_mask_decoder.conv_s1"};
+        "sam_mask_decoder.conv_s1", "memory_encoder", "memory_encoder.mask_downsampler", "memory_attention",
+        "obj_ptr_proj"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (!strcmp(layer, fixed[i]))
             return true;
@@ -52,6 +54,16 @@ bool samc_sam2_is_layer_name(const samc_sam2_model *m, const char *layer)
     }
     for (int i = 0; i < m->mask_decoder.transformer.depth; i++) {
         snprintf(name, sizeof name, "sam_mask_decoder.transformer.layers.%d", i);
+        if (!strcmp(layer, name))
+            return true;
+    }
+    for (int i = 0; i < m->memory_attention.n_layers; i++) {
+        snprintf(name, sizeof name, "memory_attention.layers.%d", i);
+        if (!strcmp(layer, name))
+            return true;
+    }
+    for (int i = 0; i < m->memory_encoder.n_fuser; i++) {
+        snprintf(name, sizeof name, "memory_encoder.fuser.layers.%d", i);
         if (!strcmp(layer, name))
             return true;
     }
@@ -96,6 +108,14 @@ const samc_ops *samc_sam2_ops_for(const samc_sam2_model *m, const char *layer)
         }
     }
     return best;
+}
+
+const samc_video_ops *samc_sam2_video_ops_for(const samc_sam2_model *m, const char *layer)
+{
+    const samc_ops *o = samc_sam2_ops_for(m, layer);
+    if (!strcmp(o->name, "fast")) /* NULL until fast/ has memory-path bodies: callers report it */
+        return &samc_fast_video_ops ? &samc_fast_video_ops : NULL;
+    return &samc_ref_video_ops;
 }
 
 void samc_sam2_set_trace(samc_sam2_model *m, samc_trace_fn fn, void *user)

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "layers.h"
+#include "layers_video.h"
 #include "weights.h"
 
 /* Called once per completed parity point with its output slots, in
@@ -49,6 +50,18 @@ typedef struct samc_sam2_model {
     samc_prompt_encoder prompt_encoder;
     samc_mask_decoder mask_decoder;
     const float *no_mem_embed;          /* (D) */
+    /* Memory path (video). */
+    samc_memory_encoder memory_encoder;
+    samc_memory_attention memory_attention;
+    bool has_obj_ptr_proj;
+    samc_mlp obj_ptr_proj;              /* 1 layer when !use_mlp_for_obj_ptr_proj */
+    bool has_obj_ptr_tpos_proj;
+    samc_linear obj_ptr_tpos_proj;
+    samc_conv2d mask_downsample;        /* Conv2d(1,1,4,4) for mask prompts */
+    const float *maskmem_tpos_enc;      /* (num_maskmem, mem_dim) */
+    const float *no_obj_ptr;            /* (D) or NULL */
+    const float *no_obj_embed_spatial;  /* (mem_dim) or NULL */
+    int mem_dim;
     /* SAM2ImagePredictor(max_hole_area, max_sprinkle_area): 0 = off (default). */
     double max_hole_area, max_sprinkle_area;
     int emb;                            /* image embedding side: image_size / backbone_stride */
@@ -60,6 +73,9 @@ typedef struct samc_sam2_model {
 samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const samc_sam2_config *cfg,
                                  samc_error *err);
 void samc_sam2_model_free(samc_sam2_model *m);
+
+/* The memory-path ops of the implementation serving `layer`. */
+const samc_video_ops *samc_sam2_video_ops_for(const samc_sam2_model *m, const char *layer);
 
 /* Implementation choice: "ref" or "fast". */
 const samc_ops *samc_ops_by_name(const char *name);
