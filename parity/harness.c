@@ -207,7 +207,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     rep->tol = o->tol > 0 ? o->tol : (!strcmp(rep->impl, "fast") ? 1e-4 : 1e-5);
     parity_run r = {.rep = rep};
     samc_status st = samc_dump_open(path, &r.dump, err);
-    if (!st)
+    if (!st && !o->isolated) /* isolated mode runs recorded calls of any task */
         st = check_task(r.dump, err); /* before loading any weights */
     if (!st)
         st = load_model(&r, path, o, err);

@@ -8,68 +8,7 @@
 
 #include "core/connected_components.h"
 #include "core/error.h"
-#include "harness_internal.h"
-
-#define MAX_OUT 16
-
-typedef struct outputs { /* what a runner produced */
-    int n;
-    char names[MAX_OUT][48];
-    samc_tensor t[MAX_OUT];
-    const char *target;      /* capture: the module whose emission we keep */
-} outputs;
-
-static void outputs_free(outputs *o)
-{
-    for (int i = 0; i < o->n; i++)
-        samc_tensor_release(&o->t[i]);
-    o->n = 0;
-}
-
-static samc_tensor *out_slot(outputs *o, const char *name)
-{
-    if (o->n == MAX_OUT)
-        return NULL;
-    snprintf(o->names[o->n], sizeof o->names[0], "%s", name);
-    return &o->t[o->n++];
-}
-
-static void capture(void *user, const char *module, int n, const char *const *slots, const samc_tensor *const *t)
-{
-    outputs *o = user;
-    if (strcmp(module, o->target) || o->n)
-        return;
-    for (int i = 0; i < n; i++) {
-        samc_tensor *dst = out_slot(o, slots[i]);
-        if (dst && samc_tensor_copy(dst, t[i], NULL))
-            o->n--;
-    }
-}
-
-/* in/<name> if recorded by keyword, else in/<pos> (positional). */
-static samc_status read_in(parity_run *r, int rec, const char *name, const char *pos, samc_tensor *t, samc_error *err)
-{
-    char path[256];
-    snprintf(path, sizeof path, "/trace/%06d/in/%s", r->recs[rec].index, name);
-    if (!samc_dump_exists(r->dump, path) && pos)
-        snprintf(path, sizeof path, "/trace/%06d/in/%s", r->recs[rec].index, pos);
-    return samc_dump_read(r->dump, path, t, err);
-}
-
-static bool has_in(parity_run *r, int rec, const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "/trace/%06d/in/%s", r->recs[rec].index, name);
-    return samc_dump_exists(r->dump, path);
-}
-
-static samc_status in_attr(parity_run *r, int rec, const char *name, const char *pos, double *v, bool *none,
-                           samc_error *err)
-{
-    char g[64];
-    snprintf(g, sizeof g, "/trace/%06d/in", r->recs[rec].index);
-    return samc_dump_attr_num(r->dump, g, samc_dump_has_attr(r->dump, g, name) || !pos ? name : pos, v, none, err);
-}
+#include "isolated_internal.h"
 
 static samc_status run_preprocess(parity_run *r, int rec, const samc_ops *ops, outputs *o, samc_error *err)
 {
@@ -275,6 +214,8 @@ static samc_status run_one(parity_run *r, int rec, outputs *o, samc_error *err)
         return run_prompt_encoder(r, rec, ops, o, err);
     if (sscanf(mod, "sam_mask_decoder.transformer.layers.%d", &idx) == 1)
         return run_twoway_layer(r, rec, ops, idx, o, err);
+    if (!strncmp(mod, "memory_", 7) || !strcmp(mod, "obj_ptr_proj"))
+        return run_video_point(r, rec, mod, o, err);
     return run_composite(r, rec, mod, o, err);
 }
 
