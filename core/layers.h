@@ -158,7 +158,12 @@ typedef struct samc_mask_decoder {
 /* ---- the ops table ------------------------------------------------------ */
 
 typedef struct samc_ctx {
-    int num_threads;              /* fast/ only; ref ignores it */
+    int num_threads;              /* fast/ only; ref ignores it. 0: OpenMP's default (OMP_NUM_THREADS) */
+    /* fast/'s workspace, reused across calls (grown to the largest layer's
+     * need, then no allocation in the hot path); released by the model with
+     * scratch_free. Opaque to everything but fast/. */
+    void *scratch;
+    void (*scratch_free)(void *scratch);
 } samc_ctx;
 
 typedef struct samc_ops {
