@@ -167,3 +167,24 @@ samc_status samc_sam2_mask_decoder(samc_sam2_model *m, const samc_tensor *image_
     samc_tensor_release(&keys), samc_tensor_release(&masks), samc_tensor_release(&iou);
     return st;
 }
+
+samc_status samc_sam2_prompt_encoder(samc_sam2_model *m, const float *coords, const int32_t *labels, int n,
+                                     const samc_tensor *mask, samc_tensor *sparse, samc_tensor *dense,
+                                     samc_error *err)
+{
+    const int64_t D = m->prompt_encoder.embed_dim, e = m->emb;
+    const int64_t n_sparse = n ? n + 1 : 0; /* + the padding point (boxes=None) */
+    samc_status st = samc_tensor_allocv(sparse, err, 3, (int64_t)1, n_sparse, D);
+    if (!st)
+        st = samc_tensor_allocv(dense, err, 4, (int64_t)1, D, e, e);
+    if (!st && (st = samc_sam2_ops_for(m, "sam_prompt_encoder")
+                         ->prompt_encoder(&m->ctx, &m->prompt_encoder, coords, labels, 1, n, NULL, mask, sparse, dense)))
+        st = samc_fail(err, st, "sam_prompt_encoder failed (%s)", samc_status_name(st));
+    if (!st) {
+        const samc_tensor *outs[] = {sparse, dense};
+        emit(m, "sam_prompt_encoder", 2, slot_names, outs);
+    } else {
+        samc_tensor_release(sparse), samc_tensor_release(dense);
+    }
+    return st;
+}

@@ -145,6 +145,12 @@ samc_status samc_sam2_mask_decoder(samc_sam2_model *m, const samc_tensor *image_
                                    const samc_tensor *dense, bool multimask, bool repeat_image,
                                    const samc_tensor *feat_s0, const samc_tensor *feat_s1,
                                    samc_tensor out[4], samc_error *err);
+/* PromptEncoder.forward(points=(coords, labels) or None when n == 0,
+ * boxes=None, masks): coords (1,n,2) in model-input pixels, mask (1,1,4e,4e)
+ * or NULL -> sparse (1, n ? n+1 : 0, D), dense (1,D,e,e); traced. */
+samc_status samc_sam2_prompt_encoder(samc_sam2_model *m, const float *coords, const int32_t *labels, int n,
+                                     const samc_tensor *mask, samc_tensor *sparse, samc_tensor *dense,
+                                     samc_error *err);
 samc_status samc_sam2_twoway_transformer(samc_sam2_model *m, const samc_tensor *image_embedding,
                                          const samc_tensor *image_pe, const samc_tensor *tokens,
                                          samc_tensor *q_out, samc_tensor *k_out, samc_error *err);

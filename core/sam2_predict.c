@@ -62,7 +62,7 @@ static void to_model_coords(float x, float y, const samc_sam2_features *f, int S
 static samc_status prompt_encode(samc_sam2_model *m, const samc_sam2_features *f, const samc_sam2_prompt *p,
                                  samc_tensor *sparse, samc_tensor *dense, samc_error *err)
 {
-    const int nb = p->has_box ? 2 : 0, N = nb + p->n_points, D = m->prompt_encoder.embed_dim;
+    const int nb = p->has_box ? 2 : 0, N = nb + p->n_points;
     float *coords = calloc((size_t)(N ? N : 1) * 2, sizeof *coords);
     int32_t *labels = calloc((size_t)(N ? N : 1), sizeof *labels);
     samc_status st = (!coords || !labels) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
@@ -77,23 +77,11 @@ static samc_status prompt_encode(samc_sam2_model *m, const samc_sam2_features *f
     }
     samc_tensor mask = {0};
     if (!st && p->mask_input) {
-        const int64_t s = 4 * (int64_t)m->emb, shape[4] = {1, 1, s, s};
+        const int64_t sz = 4 * (int64_t)m->emb, shape[4] = {1, 1, sz, sz};
         mask = samc_tensor_view(p->mask_input->data, 4, shape);
     }
-    const int64_t n_sparse = N ? N + 1 : 0; /* + the padding point (boxes=None) */
-    if (!st && !(st = samc_tensor_allocv(sparse, err, 3, (int64_t)1, n_sparse, (int64_t)D)) &&
-        !(st = samc_tensor_allocv(dense, err, 4, (int64_t)1, (int64_t)D, (int64_t)m->emb, (int64_t)m->emb))) {
-        st = samc_sam2_ops_for(m, "sam_prompt_encoder")
-                 ->prompt_encoder(&m->ctx, &m->prompt_encoder, coords, labels, 1, N, NULL,
-                                  p->mask_input ? &mask : NULL, sparse, dense);
-        if (st)
-            st = samc_fail(err, st, "sam_prompt_encoder failed (%s)", samc_status_name(st));
-    }
-    if (!st && m->trace) {
-        static const char *const slots[] = {"0", "1"};
-        const samc_tensor *outs[] = {sparse, dense};
-        m->trace(m->trace_user, "sam_prompt_encoder", 2, slots, outs);
-    }
+    if (!st)
+        st = samc_sam2_prompt_encoder(m, coords, labels, N, p->mask_input ? &mask : NULL, sparse, dense, err);
     free(coords);
     free(labels);
     return st;
