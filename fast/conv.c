@@ -1,0 +1,109 @@
+/* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
+ * images, threads over panels of output pixels; the plain Conv2d layer. */
+#include <cblas.h>
+#include <omp.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "fast.h"
+#include "fast_layers.h"
+
+int fast_conv_out(int in, int k, int stride, int pad) { return (in + 2 * pad - k) / stride + 1; }
+
+/* Output pixels per im2col panel. */
+#define CONV_PANEL 1024
+
+static int is_pointwise(const samc_conv2d *c)
+{
+    return c->kh == 1 && c->kw == 1 && c->stride == 1 && c->pad == 0 && c->groups == 1;
+}
+
+size_t fast_conv2d_scratch(const samc_conv2d *c, int H, int W)
+{
+    (void)H, (void)W;
+    if (is_pointwise(c))
+        return 0;
+    return (size_t)(c->cin / c->groups) * c->kh * c->kw * CONV_PANEL;
+}
+
+/* im2col of output pixels [p0, p0+n) of group g: col (K x n), K in the
+ * weight's (ci, ky, kx) order. */
+static void im2col(const samc_conv2d *c, const float *x, int H, int W, int Wo, int g, int64_t p0, int n,
+                   float *col)
+{
+    const int cin_g = c->cin / c->groups;
+    int k = 0;
+    for (int ci = 0; ci < cin_g; ci++) {
+        const float *xc = x + (int64_t)(g * cin_g + ci) * H * W;
+        for (int ky = 0; ky < c->kh; ky++)
+            for (int kx = 0; kx < c->kw; kx++, k++) {
+                float *row = col + (int64_t)k * n;
+                for (int j = 0; j < n; j++) {
+                    const int64_t p = p0 + j;
+                    const int oy = (int)(p / Wo), ox = (int)(p % Wo);
+                    const int iy = oy * c->stride - c->pad + ky, ix = ox * c->stride - c->pad + kx;
+                    row[j] = (iy >= 0 && iy < H && ix >= 0 && ix < W) ? xc[(int64_t)iy * W + ix] : 0.0f;
+                }
+            }
+    }
+}
+
+/* y (cout, Ho*Wo) = W (cout, K) col (K, n) + b, on pixel panel [p0, p0+n). */
+static void conv_panel(const samc_conv2d *c, const float *x, int H, int W, int Wo, int64_t HWo, int64_t p0,
+                       int n, float *y, float *col)
+{
+    const int cin_g = c->cin / c->groups, cout_g = c->cout / c->groups, K = cin_g * c->kh * c->kw;
+    for (int o = 0; o < c->cout; o++) {
+        float *yo = y + (int64_t)o * HWo + p0;
+        const float b = c->b ? c->b[o] : 0.0f;
+        for (int j = 0; j < n; j++)
+            yo[j] = b;
+    }
+    for (int g = 0; g < c->groups; g++) {
+        const float *wg = c->w + (int64_t)g * cout_g * K;
+        float *yg = y + (int64_t)g * cout_g * HWo + p0;
+        if (is_pointwise(c)) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout_g, n, K, 1.0f, wg, K,
+                        x + p0, (int)HWo, 1.0f, yg, (int)HWo);
+        } else {
+            im2col(c, x, H, W, Wo, g, p0, n, col);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout_g, n, K, 1.0f, wg, K, col, n,
+                        1.0f, yg, (int)HWo);
+        }
+    }
+}
+
+void fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col)
+{
+    const int Ho = fast_conv_out(H, c->kh, c->stride, c->pad), Wo = fast_conv_out(W, c->kw, c->stride, c->pad);
+    const int64_t HWo = (int64_t)Ho * Wo;
+    const int64_t np = (HWo + CONV_PANEL - 1) / CONV_PANEL;
+    const size_t per = fast_conv2d_scratch(c, H, W);
+#pragma omp parallel for num_threads(nt) schedule(static) if (np > 1)
+    for (int64_t p = 0; p < np; p++) {
+        const int64_t p0 = p * CONV_PANEL;
+        const int n = (int)(HWo - p0 < CONV_PANEL ? HWo - p0 : CONV_PANEL);
+        conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col ? col + per * omp_get_thread_num() : NULL);
+    }
+}
+
+samc_status samc_fast_conv2d_op(samc_ctx *ctx, const samc_conv2d *conv, const samc_tensor *x,
+                                samc_tensor *out)
+{
+    if (x->ndim != 4 || x->shape[1] != conv->cin || out->ndim != 4 || out->shape[1] != conv->cout)
+        return samc_fail(NULL, SAMC_ERR_SHAPE, "conv2d: bad input/output shape");
+    const int H = (int)x->shape[2], W = (int)x->shape[3];
+    if (out->shape[0] != x->shape[0] || out->shape[2] != fast_conv_out(H, conv->kh, conv->stride, conv->pad) ||
+        out->shape[3] != fast_conv_out(W, conv->kw, conv->stride, conv->pad))
+        return samc_fail(NULL, SAMC_ERR_SHAPE, "conv2d: output shape does not match the input");
+    const int nt = fast_threads(ctx);
+    float *col = NULL;
+    const size_t counts[1] = {fast_conv2d_scratch(conv, H, W) * nt};
+    samc_status st = fast_ws_get(ctx, 1, counts, &col);
+    if (st)
+        return st;
+    const int64_t in_n = (int64_t)conv->cin * H * W, out_n = samc_numel(out) / out->shape[0];
+    for (int64_t b = 0; b < x->shape[0]; b++)
+        fast_conv2d(nt, conv, x->data + b * in_n, H, W, out->data + b * out_n, col);
+    return SAMC_OK;
+}

@@ -1,0 +1,150 @@
+/* simd.h - one small vector vocabulary for fast/ kernels, three ISAs.
+ *
+ * The kernels in kernels.c are written once against these wrappers: `vf` is
+ * a vector of VL floats (16 with AVX-512F, 8 with AVX2+FMA, 1 otherwise: a
+ * plain float, so the portable build is the same code with scalar lanes).
+ * The choice is made at build time from the compiler's target flags
+ * (-march=native by default; -DSAMC_NATIVE=OFF gives the portable path).
+ */
+#ifndef SAMC_FAST_SIMD_H
+#define SAMC_FAST_SIMD_H
+
+#include <math.h>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define SAMC_SIMD_NAME "avx512"
+#define VL 16
+typedef __m512 vf;
+typedef __m512i vi;
+static inline vf vload(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vstore(float *p, vf v) { _mm512_storeu_ps(p, v); }
+static inline vf vset1(float x) { return _mm512_set1_ps(x); }
+static inline vf vadd(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf vsub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf vmul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf vdiv(vf a, vf b) { return _mm512_div_ps(a, b); }
+static inline vf vfma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+static inline vf vmax(vf a, vf b) { return _mm512_max_ps(a, b); }
+static inline vf vmin(vf a, vf b) { return _mm512_min_ps(a, b); }
+static inline vf vabs(vf a) { return _mm512_abs_ps(a); }
+static inline float vhsum(vf a) { return _mm512_reduce_add_ps(a); }
+static inline float vhmax(vf a) { return _mm512_reduce_max_ps(a); }
+static inline vf vround(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vi vcvt(vf a) { return _mm512_cvtps_epi32(a); }
+/* 2^n for integer-valued n in [-126, 127] */
+static inline vf vpow2i(vi n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n, _mm512_set1_epi32(127)), 23)); }
+/* copysign(a, s) */
+static inline vf vcopysign(vf a, vf s)
+{
+    const __m512i m = _mm512_set1_epi32(0x80000000);
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_andnot_si512(m, _mm512_castps_si512(a)),
+                                               _mm512_and_si512(m, _mm512_castps_si512(s))));
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define SAMC_SIMD_NAME "avx2"
+#define VL 8
+typedef __m256 vf;
+typedef __m256i vi;
+static inline vf vload(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vstore(float *p, vf v) { _mm256_storeu_ps(p, v); }
+static inline vf vset1(float x) { return _mm256_set1_ps(x); }
+static inline vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }
+static inline vf vsub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+static inline vf vmul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+static inline vf vdiv(vf a, vf b) { return _mm256_div_ps(a, b); }
+static inline vf vfma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+static inline vf vmax(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vmin(vf a, vf b) { return _mm256_min_ps(a, b); }
+static inline vf vabs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+static inline float vhsum(vf a)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float vhmax(vf a)
+{
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline vf vround(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vi vcvt(vf a) { return _mm256_cvtps_epi32(a); }
+static inline vf vpow2i(vi n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
+static inline vf vcopysign(vf a, vf s)
+{
+    const vf m = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(_mm256_andnot_ps(m, a), _mm256_and_ps(m, s));
+}
+#else
+#define SAMC_SIMD_NAME "portable"
+#define VL 1
+typedef float vf;
+typedef int vi;
+static inline vf vload(const float *p) { return *p; }
+static inline void vstore(float *p, vf v) { *p = v; }
+static inline vf vset1(float x) { return x; }
+static inline vf vadd(vf a, vf b) { return a + b; }
+static inline vf vsub(vf a, vf b) { return a - b; }
+static inline vf vmul(vf a, vf b) { return a * b; }
+static inline vf vdiv(vf a, vf b) { return a / b; }
+static inline vf vfma(vf a, vf b, vf c) { return fmaf(a, b, c); }
+static inline vf vmax(vf a, vf b) { return a > b ? a : b; }
+static inline vf vmin(vf a, vf b) { return a < b ? a : b; }
+static inline vf vabs(vf a) { return fabsf(a); }
+static inline float vhsum(vf a) { return a; }
+static inline float vhmax(vf a) { return a; }
+static inline vf vround(vf a) { return nearbyintf(a); }
+static inline vi vcvt(vf a) { return (int)nearbyintf(a); }
+static inline vf vpow2i(vi n) { return ldexpf(1.0f, n); }
+static inline vf vcopysign(vf a, vf s) { return copysignf(a, s); }
+#endif
+
+/* exp(x), |rel err| ~ 2 ulp over the range where the result is normal;
+ * inputs below -87.3 flush to 0 (softmax and erf only need that range).
+ * Cephes expf: x = n ln2 + r, |r| <= ln2/2, degree-6 polynomial. */
+static inline vf vexp(vf x)
+{
+    x = vmax(vmin(x, vset1(88.3762626647949f)), vset1(-87.3f));
+    const vf n = vround(vmul(x, vset1(1.44269504088896341f)));
+    vf r = vfma(n, vset1(-0.693359375f), x);
+    r = vfma(n, vset1(2.12194440e-4f), r);
+    vf p = vset1(1.9875691500e-4f);
+    p = vfma(p, r, vset1(1.3981999507e-3f));
+    p = vfma(p, r, vset1(8.3334519073e-3f));
+    p = vfma(p, r, vset1(4.1665795894e-2f));
+    p = vfma(p, r, vset1(1.6666665459e-1f));
+    p = vfma(p, r, vset1(5.0000001201e-1f));
+    p = vfma(p, vmul(r, r), vadd(r, vset1(1.0f)));
+    return vmul(p, vpow2i(vcvt(n)));
+}
+
+/* erf(x): Abramowitz & Stegun 7.1.26 as ATen's Vectorized<float>::erf does
+ * (|abs err| <= 1.5e-7), the same approximation PyTorch's CPU GELU uses. */
+static inline vf verf(vf x)
+{
+    const vf ax = vabs(x);
+    const vf t = vdiv(vset1(1.0f), vfma(vset1(0.3275911f), ax, vset1(1.0f)));
+    vf p = vset1(1.061405429f);
+    p = vfma(p, t, vset1(-1.453152027f));
+    p = vfma(p, t, vset1(1.421413741f));
+    p = vfma(p, t, vset1(-0.284496736f));
+    p = vfma(p, t, vset1(0.254829592f));
+    p = vmul(p, t);
+    const vf e = vexp(vmul(vsub(vset1(0.0f), ax), ax));
+    const vf y = vsub(vset1(1.0f), vmul(p, e));
+    return vcopysign(y, x);
+}
+
+/* GELU(x) = x/2 (1 + erf(x / sqrt 2)) */
+static inline vf vgelu(vf x)
+{
+    const vf e = verf(vmul(x, vset1(0.70710678118654752f)));
+    return vmul(vmul(x, vset1(0.5f)), vadd(e, vset1(1.0f)));
+}
+
+#endif
