@@ -1,0 +1,268 @@
+/* sam2_memory_bank.c - SAM2Base._prepare_memory_conditioned_features: the
+ * memory tokens (conditioning frames, the previous num_maskmem-1 frames,
+ * object pointers) and memory attention over them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "sam2_memory.h"
+#include "sam2_track.h"
+
+typedef struct mem_build { /* sequence-first (Nk, 1, mem_dim) memory and its pos */
+    float *mem, *pos;
+    int64_t n, cap;
+    int mem_dim;
+} mem_build;
+
+static samc_status mem_reserve(mem_build *b, int64_t more)
+{
+    if (b->n + more <= b->cap)
+        return SAMC_OK;
+    int64_t cap = (b->n + more) * 2;
+    float *m = realloc(b->mem, (size_t)(cap * b->mem_dim) * sizeof *m);
+    if (m)
+        b->mem = m;
+    float *p = m ? realloc(b->pos, (size_t)(cap * b->mem_dim) * sizeof *p) : NULL;
+    if (!m || !p)
+        return SAMC_ERR_NOMEM;
+    b->pos = p, b->cap = cap;
+    return SAMC_OK;
+}
+
+/* A stored frame's memory: features (1,c,h,w) -> tokens, pos + tpos row. */
+static samc_status add_frame(mem_build *b, const samc_frame_out *o, const samc_tensor *pos_enc, const float *tpos)
+{
+    const int64_t c = b->mem_dim, hw = o->maskmem.shape[2] * o->maskmem.shape[3];
+    if (mem_reserve(b, hw))
+        return SAMC_ERR_NOMEM;
+    for (int64_t i = 0; i < hw; i++)
+        for (int64_t k = 0; k < c; k++) {
+            b->mem[(b->n + i) * c + k] = o->maskmem.data[k * hw + i];
+            b->pos[(b->n + i) * c + k] = pos_enc->data[k * hw + i] + tpos[k];
+        }
+    b->n += hw;
+    return SAMC_OK;
+}
+
+/* select_closest_cond_frames: with max == -1 (all configs) every cond frame is
+ * selected; otherwise the closest before, the closest at/after, then the
+ * temporally closest others. `sel` marks selected entries of `cond`. */
+static void select_cond(const samc_frame_dict *cond, int frame_idx, int max_n, bool *sel)
+{
+    if (max_n == -1 || cond->n <= max_n) {
+        for (int i = 0; i < cond->n; i++)
+            sel[i] = true;
+        return;
+    }
+    int before = -1, after = -1, picked = 0;
+    for (int i = 0; i < cond->n; i++) {
+        sel[i] = false;
+        const int t = cond->items[i].frame_idx;
+        if (t < frame_idx && (before < 0 || t > cond->items[before].frame_idx))
+            before = i;
+        if (t >= frame_idx && (after < 0 || t < cond->items[after].frame_idx))
+            after = i;
+    }
+    if (before >= 0)
+        sel[before] = true, picked++;
+    if (after >= 0)
+        sel[after] = true, picked++;
+    while (picked < max_n) { /* sorted by |t - frame_idx|, stable in dict order */
+        int best = -1;
+        for (int i = 0; i < cond->n; i++)
+            if (!sel[i] && (best < 0 || abs(cond->items[i].frame_idx - frame_idx) <
+                                            abs(cond->items[best].frame_idx - frame_idx)))
+                best = i;
+        if (best < 0)
+            break;
+        sel[best] = true, picked++;
+    }
+}
+
+static const samc_frame_out *unselected(const samc_frame_dict *cond, const bool *sel, int t)
+{
+    for (int i = 0; i < cond->n; i++)
+        if (!sel[i] && cond->items[i].frame_idx == t)
+            return &cond->items[i];
+    return NULL;
+}
+
+/* get_1d_sine_pe(pos / t_diff_max, dim) then obj_ptr_tpos_proj, float32. */
+static samc_status ptr_pos(samc_sam2_model *m, const int *d, int n, int t_diff_max, float *out, samc_error *err)
+{
+    const int C = m->cfg.neck.d_model, mem = m->mem_dim;
+    const int dim = m->has_obj_ptr_tpos_proj ? C : mem, pe_dim = dim / 2;
+    float *pe = malloc((size_t)n * dim * sizeof *pe);
+    if (!pe)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const float x = (float)d[i] / (float)t_diff_max; /* int64 tensor / int -> float32 */
+        for (int k = 0; k < pe_dim; k++) {
+            const float e = 2.0f * floorf((float)k / 2.0f) / (float)pe_dim;
+            const float v = x / powf(10000.0f, e);
+            pe[(size_t)i * dim + k] = sinf(v);
+            pe[(size_t)i * dim + pe_dim + k] = cosf(v);
+        }
+    }
+    samc_status st = SAMC_OK;
+    if (m->has_obj_ptr_tpos_proj) {
+        const int64_t sh_in[2] = {n, dim}, sh_out[2] = {n, mem};
+        samc_tensor a = samc_tensor_view(pe, 2, sh_in), b = samc_tensor_view(out, 2, sh_out);
+        samc_mlp one = {.num_layers = 1, .layers = {m->obj_ptr_tpos_proj}};
+        const samc_video_ops *o = samc_sam2_video_ops_for(m, "obj_ptr_tpos_proj");
+        st = o ? o->mlp(&m->ctx, &one, &a, &b) : SAMC_ERR_UNSUPPORTED;
+    } else {
+        memcpy(out, pe, (size_t)n * mem * sizeof *out);
+    }
+    free(pe);
+    return st ? samc_fail(err, st, "object pointer position encoding failed") : SAMC_OK;
+}
+
+/* Object pointers of past cond frames and of up to max_obj_ptrs-1 recent
+ * frames, each split into C/mem_dim tokens sharing one pos. */
+static samc_status add_pointers(samc_sam2_model *m, const samc_track_in *in, const bool *sel, mem_build *b,
+                                int *num_ptr_tokens, samc_error *err)
+{
+    const samc_sam2_config *c = &m->cfg;
+    const int C = c->neck.d_model, mem = m->mem_dim, split = C / mem;
+    const int max_ptrs = in->num_frames < c->max_obj_ptrs_in_encoder ? in->num_frames : c->max_obj_ptrs_in_encoder;
+    const int sign = in->reverse ? -1 : 1, cap = in->cond->n + max_ptrs;
+    int *d = malloc((size_t)cap * sizeof *d), n = 0;
+    const float **ptr = malloc((size_t)cap * sizeof *ptr);
+    if (!d || !ptr) {
+        free(d), free(ptr);
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < in->cond->n; i++) {
+        const int t = in->cond->items[i].frame_idx;
+        const bool past = in->reverse ? t >= in->frame_idx : t <= in->frame_idx;
+        if (!sel[i] || (c->only_obj_ptrs_in_the_past_for_eval && !past))
+            continue;
+        d[n] = c->use_signed_tpos_enc_to_obj_ptrs ? (in->frame_idx - t) * sign : abs(in->frame_idx - t);
+        ptr[n++] = in->cond->items[i].obj_ptr.data;
+    }
+    for (int td = 1; td < max_ptrs; td++) {
+        const int t = in->reverse ? in->frame_idx + td : in->frame_idx - td;
+        if (t < 0 || t >= in->num_frames)
+            break;
+        const samc_frame_out *o = samc_frame_dict_get(in->non_cond, t);
+        if (!o)
+            o = unselected(in->cond, sel, t);
+        if (o)
+            d[n] = td, ptr[n++] = o->obj_ptr.data;
+    }
+    samc_status st = SAMC_OK;
+    float *pos = n ? calloc((size_t)n * mem, sizeof *pos) : NULL;
+    if (n && !pos)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st && n && c->add_tpos_enc_to_obj_ptrs)
+        st = ptr_pos(m, d, n, max_ptrs - 1, pos, err);
+    if (!st && n && mem_reserve(b, (int64_t)n * split))
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < n; i++) /* (N,1,C) -> (N*split, 1, mem), pos repeated */
+        for (int s = 0; s < split; s++) {
+            memcpy(b->mem + (b->n) * mem, ptr[i] + s * mem, (size_t)mem * sizeof(float));
+            memcpy(b->pos + (b->n) * mem, pos + (size_t)i * mem, (size_t)mem * sizeof(float));
+            b->n++;
+        }
+    *num_ptr_tokens = n * split;
+    free(d), free(ptr), free(pos);
+    return st;
+}
+
+/* The conditioning frames (t_pos 0), then frames t_rel = num_maskmem-1 .. 1
+ * back (stride r), skipping missing ones. */
+static samc_status add_frames(samc_sam2_model *m, const samc_track_in *in, const bool *sel, const samc_tensor *pe,
+                              mem_build *b)
+{
+    const samc_sam2_config *c = &m->cfg;
+    const int nm = c->num_maskmem, r = c->memory_temporal_stride_for_eval;
+    for (int i = 0; i < in->cond->n; i++)
+        if (sel[i] && in->cond->items[i].has_mem &&
+            add_frame(b, &in->cond->items[i], pe, m->maskmem_tpos_enc + (size_t)(nm - 1) * m->mem_dim))
+            return SAMC_ERR_NOMEM;
+    for (int t_pos = 1; t_pos < nm; t_pos++) {
+        const int t_rel = nm - t_pos;
+        int prev;
+        if (t_rel == 1)
+            prev = in->reverse ? in->frame_idx + 1 : in->frame_idx - 1;
+        else if (!in->reverse) /* Python floor division */
+            prev = (int)floor((double)(in->frame_idx - 2) / r) * r - (t_rel - 2) * r;
+        else
+            prev = -(int)floor((double)(-(in->frame_idx + 2)) / r) * r + (t_rel - 2) * r;
+        const samc_frame_out *o = samc_frame_dict_get(in->non_cond, prev);
+        if (!o)
+            o = unselected(in->cond, sel, prev);
+        if (o && o->has_mem && add_frame(b, o, pe, m->maskmem_tpos_enc + (size_t)(nm - t_pos - 1) * m->mem_dim))
+            return SAMC_ERR_NOMEM;
+    }
+    return SAMC_OK;
+}
+
+static samc_status init_frame_feat(samc_sam2_model *m, const samc_sam2_features *f, samc_tensor *pix, samc_error *err)
+{
+    /* directly_add_no_mem_embed: the feature + no_mem_embed (= the image embed) */
+    return samc_tensor_copy(pix, &f->image_embed, err);
+}
+
+static samc_status attend(samc_sam2_model *m, const samc_track_in *in, mem_build *b, int n_ptr, samc_tensor *pix,
+                          samc_error *err)
+{
+    const samc_tensor *vf = &in->f->vision_features, *vp = &in->f->vision_pos;
+    const int64_t C = vf->shape[1], hw = vf->shape[2] * vf->shape[3], mem = m->mem_dim;
+    samc_tensor curr = {0}, cpos = {0}, out = {0};
+    const int64_t mshape[3] = {b->n, 1, mem};
+    samc_tensor memory = samc_tensor_view(b->mem, 3, mshape), mpos = samc_tensor_view(b->pos, 3, mshape);
+    samc_status st = samc_tensor_allocv(&curr, err, 3, hw, (int64_t)1, C);
+    if (!st)
+        st = samc_tensor_allocv(&cpos, err, 3, hw, (int64_t)1, C);
+    for (int64_t i = 0; !st && i < hw; i++) /* (1,C,h,w) -> (hw,1,C) */
+        for (int64_t k = 0; k < C; k++)
+            curr.data[i * C + k] = vf->data[k * hw + i], cpos.data[i * C + k] = vp->data[k * hw + i];
+    if (!st)
+        st = samc_sam2_memory_attention(m, &curr, &memory, &cpos, &mpos, n_ptr, &out, err);
+    if (!st && !(st = samc_tensor_alloc(pix, 4, vf->shape, err)))
+        for (int64_t i = 0; i < hw; i++)
+            for (int64_t k = 0; k < C; k++)
+                pix->data[k * hw + i] = out.data[i * C + k];
+    samc_tensor_release(&curr), samc_tensor_release(&cpos), samc_tensor_release(&out);
+    return st;
+}
+
+samc_status samc_sam2_prepare_memory(samc_sam2_model *m, const samc_track_in *in, samc_tensor *pix, samc_error *err)
+{
+    const samc_sam2_config *c = &m->cfg;
+    samc_status st;
+    memset(pix, 0, sizeof *pix);
+    if (c->num_maskmem == 0 || (in->is_init_cond_frame && c->directly_add_no_mem_embed)) {
+        st = c->num_maskmem == 0 ? samc_tensor_copy(pix, &in->f->vision_features, err) : init_frame_feat(m, in->f, pix, err);
+    } else if (in->is_init_cond_frame) {
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "configs without directly_add_no_mem_embed are not supported");
+    } else if (in->cond->n == 0) {
+        st = samc_fail(err, SAMC_ERR_ARG, "frame %d: the object has no conditioning frame", in->frame_idx);
+    } else {
+        bool *sel = calloc((size_t)in->cond->n, sizeof *sel);
+        mem_build b = {.mem_dim = m->mem_dim};
+        samc_tensor pe = {0};
+        int n_ptr = 0;
+        st = sel ? samc_sam2_maskmem_pos(m, &pe, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        if (!st) {
+            select_cond(in->cond, in->frame_idx, c->max_cond_frames_in_attn, sel);
+            if (add_frames(m, in, sel, &pe, &b))
+                st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory (memory tokens)");
+        }
+        if (!st && c->use_obj_ptrs_in_encoder)
+            st = add_pointers(m, in, sel, &b, &n_ptr, err);
+        if (!st)
+            st = attend(m, in, &b, n_ptr, pix, err);
+        free(sel), free(b.mem), free(b.pos);
+        samc_tensor_release(&pe);
+    }
+    if (!st && m->trace) {
+        static const char *const slot0[] = {"0"};
+        const samc_tensor *t = pix;
+        m->trace(m->trace_user, "@prepare_memory_conditioned_features", 1, slot0, &t);
+    }
+    return st;
+}
