@@ -20,7 +20,11 @@ static void usage(FILE *f)
             "            samc parity DUMP.h5 [--impl ref|fast] [--impl-override LAYER=IMPL ...]\n"
             "                        [--isolated] [--tol X] [--json FILE]\n"
             "  info      show the detected config and key check of a checkpoint\n"
-            "            samc info CKPT [--config NAME|FILE.json]\n");
+            "            samc info CKPT [--config NAME|FILE.json]\n"
+            "  bench     time the image encoder, prompt -> masks and end to end (ref and/or fast)\n"
+            "            samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
+            "                       [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
+            "                       [--sgemm]   (random seeded weights without --model)\n");
 }
 
 int main(int argc, char **argv)
@@ -35,6 +39,8 @@ int main(int argc, char **argv)
         return cmd_parity(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info"))
         return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "bench"))
+        return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "samc: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

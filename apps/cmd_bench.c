@@ -1,0 +1,394 @@
+/* cmd_bench.c - `samc bench`: time the image encoder (set_image), prompt ->
+ * masks (predict) and both end to end, for ref and/or fast, with random or
+ * real weights; and `samc bench --sgemm`, the machine's sgemm throughput.
+ *
+ * Prints the thread count, the OpenBLAS core and threading, the SIMD path,
+ * median and min/max of N runs after warm-up, effective GFLOP/s over the
+ * encoder's analytic FLOP count (docs/benchmarks.md) and the fraction of the
+ * FMA peak, and peak RSS (getrusage) next to the RSS of the loaded weights. */
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/error.h"
+#include "core/sam2_keys.h"
+#include "core/sam2_model.h"
+
+extern char *openblas_get_corename(void);
+extern char *openblas_get_config(void);
+extern int openblas_get_parallel(void);
+
+typedef struct bench_args {
+    const char *config, *model, *impl;
+    int runs, warmup, threads, size, img_w, img_h;
+    double peak;  /* GFLOP/s; <= 0: 64 FLOP/cycle/core x 4.0 GHz per thread */
+    bool sgemm;
+} bench_args;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_maxrss / 1024.0;
+}
+
+static double cur_rss_mib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    return (double)rss * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct stats {
+    double med, min, max;
+} stats;
+
+static stats summarize(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    stats s = {n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]), t[0], t[n - 1]};
+    return s;
+}
+
+/* ---- random weights ------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s) /* splitmix64 */
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float rng_uniform(uint64_t *s) { return (float)((rng_next(s) >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f; }
+
+static bool ends_with(const char *s, const char *suf)
+{
+    const size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* Seeded weights for every key the config implies, scaled like PyTorch's
+ * default init (uniform +-1/sqrt(fan_in)); norm weights 1, norm biases 0, so
+ * activations stay O(1) and no denormals distort the timing. */
+static samc_status random_weights(const samc_sam2_config *cfg, uint64_t seed, samc_weights **out, samc_error *err)
+{
+    samc_key_list keys = {0};
+    samc_status st = samc_sam2_expected_keys(cfg, &keys, err);
+    samc_weights *w = st ? NULL : samc_weights_new("random");
+    if (!st && !w)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < keys.count; i++) {
+        const samc_key_spec *k = &keys.items[i];
+        const int64_t n = samc_shape_numel(k->ndim, k->shape);
+        float *d = malloc((size_t)(n ? n : 1) * sizeof *d);
+        if (!d) {
+            st = samc_fail(err, SAMC_ERR_NOMEM, "random weights: %s", k->key);
+            break;
+        }
+        int64_t fan_in = 1;
+        for (int j = 1; j < k->ndim; j++)
+            fan_in *= k->shape[j];
+        const bool norm = k->ndim == 1 && (strstr(k->key, "norm") != NULL || strstr(k->key, "output_upscaling.1") != NULL);
+        const float bound = k->ndim >= 2 ? 1.0f / sqrtf((float)fan_in) : 0.02f;
+        for (int64_t j = 0; j < n; j++)
+            d[j] = norm ? (ends_with(k->key, ".weight") ? 1.0f : 0.0f) : bound * rng_uniform(&seed);
+        st = samc_weights_add(w, k->key, k->ndim, k->shape, d, err);
+    }
+    samc_key_list_free(&keys);
+    if (st) {
+        samc_weights_free(w);
+        return st;
+    }
+    *out = w;
+    return SAMC_OK;
+}
+
+/* ---- FLOPs ------------------------------------------------------------------ */
+
+/* Multiply-adds x 2 of every linear, conv and attention matmul of the image
+ * encoder (trunk, neck, conv_s0/s1) at the model's image size. */
+static double encoder_flops(const samc_sam2_model *m, double *attn_out)
+{
+    const samc_sam2_config *c = &m->cfg;
+    const double G = m->grid;
+    double f = 2.0 * G * G * c->trunk.embed_dim * 3 * m->patch_embed.kh * m->patch_embed.kw, attn = 0;
+    double H = G;
+    for (int i = 0; i < m->depth; i++) {
+        const samc_hiera_block *b = &m->blocks[i];
+        const double s = b->q_stride ? b->q_stride : 1, rows = H * H, Ho = floor(H / s), orows = Ho * Ho;
+        const double D = b->dim_out, hd = D / b->heads;
+        f += 2.0 * rows * b->dim * 3 * D;                 /* qkv */
+        if (b->has_proj)
+            f += 2.0 * rows * b->dim * D;                 /* shortcut proj */
+        const double ws = b->window ? b->window : H, nw = ceil(H / ws) * ceil(H / ws);
+        const double L = ws * ws, Lq = floor(ws / s) * floor(ws / s);
+        const double a = nw * b->heads * 2.0 * 2.0 * Lq * L * hd; /* q k^T and p v */
+        attn += a;
+        f += a;
+        f += 2.0 * orows * D * D;                         /* attn.proj */
+        f += 2.0 * 2.0 * orows * D * b->mlp_fc1.out;      /* mlp */
+        H = Ho;
+    }
+    /* neck: 1x1 lateral convs on each level; high-res convs of the decoder */
+    double h = G;
+    for (int i = 0; i < m->neck.n_levels; i++, h /= 2) {
+        const samc_conv2d *cv = &m->neck.convs[m->neck.n_levels - 1 - i];
+        f += 2.0 * h * h * cv->cin * cv->cout * cv->kh * cv->kw;
+    }
+    if (c->use_high_res_features_in_sam) {
+        const samc_conv2d *s0 = &m->mask_decoder.conv_s0, *s1 = &m->mask_decoder.conv_s1;
+        f += 2.0 * G * G * s0->cin * s0->cout + 2.0 * (G / 2) * (G / 2) * s1->cin * s1->cout;
+    }
+    *attn_out = attn;
+    return f;
+}
+
+/* ---- the runs --------------------------------------------------------------- */
+
+static void synth_image(uint8_t *img, int h, int w)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t *p = img + ((int64_t)y * w + x) * 3;
+            p[0] = (uint8_t)((x * 255) / w);
+            p[1] = (uint8_t)((y * 255) / h);
+            p[2] = (uint8_t)(((x / 64 + y / 64) % 2) * 160 + ((x * y) % 61));
+        }
+}
+
+static void print_stats(const char *what, stats s, double flops)
+{
+    printf("  %-16s median %9.2f ms   min %9.2f   max %9.2f", what, 1e3 * s.med, 1e3 * s.min, 1e3 * s.max);
+    if (flops > 0)
+        printf("   %7.1f GFLOP/s", flops / s.med * 1e-9);
+    printf("\n");
+}
+
+static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a, const uint8_t *img,
+                      double weights_rss)
+{
+    samc_error err = {0};
+    if (samc_sam2_set_impl(m, impl, &err)) {
+        fprintf(stderr, "samc bench: %s\n", err.msg);
+        return 2;
+    }
+    const int n = a->runs, total = a->warmup + a->runs;
+    double *te = calloc((size_t)total, sizeof *te), *tp = calloc((size_t)total, sizeof *tp);
+    double *tt = calloc((size_t)total, sizeof *tt);
+    const float pt[2] = {(float)a->img_w * 0.45f, (float)a->img_h * 0.55f};
+    const int32_t lab[1] = {1};
+    samc_sam2_prompt p = {.n_points = 1, .points = pt, .labels = lab, .multimask = true};
+    int rc = 0;
+    for (int r = 0; r < total && !rc; r++) {
+        samc_sam2_features f;
+        samc_sam2_prediction out;
+        const double t0 = now_s();
+        if (samc_sam2_encode_image(m, img, a->img_h, a->img_w, &f, &err)) {
+            rc = 1;
+            break;
+        }
+        const double t1 = now_s();
+        if (samc_sam2_predict(m, &f, &p, &out, &err)) {
+            samc_sam2_features_release(&f);
+            rc = 1;
+            break;
+        }
+        const double t2 = now_s();
+        samc_sam2_prediction_release(&out);
+        samc_sam2_features_release(&f);
+        te[r] = t1 - t0, tp[r] = t2 - t1, tt[r] = t2 - t0;
+        if (r < a->warmup)
+            fprintf(stderr, "  (warm-up %d: encoder %.1f ms, prompt %.1f ms)\n", r + 1, 1e3 * te[r], 1e3 * tp[r]);
+    }
+    if (rc) {
+        fprintf(stderr, "samc bench: %s\n", err.msg);
+    } else {
+        double attn;
+        const double fl = encoder_flops(m, &attn);
+        const stats se = summarize(te + a->warmup, n), sp = summarize(tp + a->warmup, n);
+        const stats st = summarize(tt + a->warmup, n);
+        const double peak = a->peak > 0 ? a->peak : 256.0 * a->threads;
+        printf("%s: %d runs after %d warm-up\n", impl, n, a->warmup);
+        print_stats("image encoder", se, fl);
+        print_stats("prompt -> masks", sp, 0);
+        print_stats("end to end", st, 0);
+        printf("  encoder FLOPs %.1f G (attention %.1f G): %.1f GFLOP/s = %.0f%% of the %.0f GFLOP/s FMA peak\n",
+               fl * 1e-9, attn * 1e-9, fl / se.med * 1e-9, 100.0 * fl / se.med * 1e-9 / peak, peak);
+        const double rss = peak_rss_mib();
+        printf("  peak RSS %.0f MiB (weights %.0f MiB, beyond the weights %.0f MiB)\n", rss, weights_rss,
+               rss - weights_rss);
+        printf("RESULT impl=%s config=%s threads=%d enc_ms=%.2f enc_min=%.2f enc_max=%.2f prompt_ms=%.2f "
+               "prompt_min=%.2f prompt_max=%.2f e2e_ms=%.2f gflops=%.1f peak_pct=%.1f rss_mib=%.0f "
+               "weights_mib=%.0f\n",
+               impl, m->cfg.name, a->threads, 1e3 * se.med, 1e3 * se.min, 1e3 * se.max, 1e3 * sp.med, 1e3 * sp.min,
+               1e3 * sp.max, 1e3 * st.med, fl / se.med * 1e-9, 100.0 * fl / se.med * 1e-9 / peak, rss, weights_rss);
+    }
+    free(te), free(tp), free(tt);
+    return rc;
+}
+
+/* sgemm throughput: a large square product and Hiera's stage-1 qkv shape,
+ * with OpenBLAS's own threads (the only place samc lets it use them). */
+static void bench_sgemm(const bench_args *a)
+{
+    const struct { int m, n, k; const char *what; } shapes[] = {
+        {4096, 4096, 4096, "square 4096"},
+        {65536, 288, 96, "hiera_t stage 1 qkv (65536x96 -> 288)"},
+        {4096, 1536, 384, "hiera_t stage 3 mlp fc1 (4096x384 -> 1536)"},
+    };
+    openblas_set_num_threads(a->threads);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int M = shapes[s].m, N = shapes[s].n, K = shapes[s].k;
+        float *A = malloc((size_t)M * K * sizeof *A), *B = malloc((size_t)N * K * sizeof *B);
+        float *C = malloc((size_t)M * N * sizeof *C);
+        if (!A || !B || !C) {
+            free(A), free(B), free(C);
+            fprintf(stderr, "samc bench --sgemm: out of memory\n");
+            return;
+        }
+        for (int64_t i = 0; i < (int64_t)M * K; i++)
+            A[i] = (float)(i % 7) * 0.1f;
+        for (int64_t i = 0; i < (int64_t)N * K; i++)
+            B[i] = (float)(i % 5) * 0.1f;
+        const int reps = a->runs > 0 ? a->runs : 5;
+        double *t = calloc((size_t)reps, sizeof *t);
+        for (int r = -1; r < reps; r++) {
+            const double t0 = now_s();
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
+            if (r >= 0)
+                t[r] = now_s() - t0;
+        }
+        const stats st = summarize(t, reps);
+        const double fl = 2.0 * M * N * K;
+        printf("sgemm %-44s %8.2f ms  %7.1f GFLOP/s (best %.1f)\n", shapes[s].what, 1e3 * st.med, fl / st.med * 1e-9,
+               fl / st.min * 1e-9);
+        printf("RESULT sgemm=\"%s\" threads=%d gflops=%.1f best=%.1f\n", shapes[s].what, a->threads,
+               fl / st.med * 1e-9, fl / st.min * 1e-9);
+        free(A), free(B), free(C), free(t);
+    }
+    openblas_set_num_threads(1);
+}
+
+static int parse(int argc, char **argv, bench_args *a, samc_error *err)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        samc_status st = SAMC_OK;
+        if (!strcmp(f, "--sgemm")) {
+            a->sgemm = true;
+            continue;
+        }
+        if (!v)
+            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
+        i++;
+        if (!strcmp(f, "--config")) a->config = v;
+        else if (!strcmp(f, "--model")) a->model = v;
+        else if (!strcmp(f, "--impl")) a->impl = v;
+        else if (!strcmp(f, "--runs")) st = cli_parse_int("--runs", v, 1, 10000, &a->runs, err);
+        else if (!strcmp(f, "--warmup")) st = cli_parse_int("--warmup", v, 0, 10000, &a->warmup, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--size")) st = cli_parse_int("--size", v, 32, 8192, &a->size, err);
+        else if (!strcmp(f, "--image")) {
+            if (sscanf(v, "%dx%d", &a->img_w, &a->img_h) != 2 || a->img_w < 1 || a->img_h < 1)
+                st = samc_fail(err, SAMC_ERR_ARG, "--image '%s': expected WxH", v);
+        } else if (!strcmp(f, "--peak")) {
+            char *end;
+            a->peak = strtod(v, &end);
+            if (*end || !(a->peak > 0))
+                st = samc_fail(err, SAMC_ERR_ARG, "--peak '%s': expected GFLOP/s > 0", v);
+        } else
+            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s'", f);
+        if (st)
+            return st;
+    }
+    if (strcmp(a->impl, "ref") && strcmp(a->impl, "fast") && strcmp(a->impl, "both"))
+        return samc_fail(err, SAMC_ERR_ARG, "--impl '%s': expected ref, fast or both", a->impl);
+    return SAMC_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args a = {.config = NULL, .impl = "fast", .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
+                    .img_w = 1200, .img_h = 900};
+    samc_error err = {0};
+    if (parse(argc, argv, &a, &err)) {
+        fprintf(stderr, "samc bench: %s\n", err.msg);
+        return 2;
+    }
+    if (!a.threads)
+        a.threads = omp_get_max_threads();
+    omp_set_num_threads(a.threads);
+    printf("samc bench: threads %d, OpenBLAS core %s (%s, threading %s), SIMD %s\n", a.threads,
+           openblas_get_corename(), openblas_get_config(),
+           openblas_get_parallel() == 2 ? "openmp" : openblas_get_parallel() == 1 ? "pthreads" : "none",
+#if defined(__AVX512F__)
+           "avx512"
+#elif defined(__AVX2__)
+           "avx2"
+#else
+           "portable"
+#endif
+    );
+    if (a.sgemm) {
+        bench_sgemm(&a);
+        if (!a.config && !a.model)
+            return 0;
+    }
+    /* the model: a checkpoint, or random weights for the config */
+    samc_sam2_config cfg;
+    samc_weights *w = NULL;
+    const double rss0 = cur_rss_mib();
+    samc_status st = samc_sam2_config_resolve(a.config ? a.config : "sam2.1_hiera_t", &cfg, &err);
+    if (!st) {
+        cfg.image_size = a.size;
+        st = a.model ? samc_weights_open(a.model, &w, &err) : random_weights(&cfg, 7, &w, &err);
+    }
+    samc_sam2_model *m = NULL;
+    if (!st)
+        st = samc_sam2_model_init(&m, w, &cfg, &err);
+    if (st) {
+        fprintf(stderr, "samc bench: %s\n", err.msg);
+        return 1;
+    }
+    m->ctx.num_threads = a.threads;
+    const double weights_rss = cur_rss_mib() - rss0;
+    printf("model %s (%s weights), image %dx%d -> %d, prompt: 1 point, multimask\n", m->cfg.name,
+           a.model ? a.model : "random", a.img_w, a.img_h, a.size);
+    uint8_t *img = malloc((size_t)a.img_w * a.img_h * 3);
+    int rc = img ? 0 : 1;
+    if (img)
+        synth_image(img, a.img_h, a.img_w);
+    if (!rc && strcmp(a.impl, "ref"))
+        rc = bench_impl(m, "fast", &a, img, weights_rss);
+    if (!rc && strcmp(a.impl, "fast"))
+        rc = bench_impl(m, "ref", &a, img, weights_rss);
+    free(img);
+    samc_sam2_model_free(m);
+    return rc;
+}
