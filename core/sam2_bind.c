@@ -235,6 +235,7 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
     m->owns_weights = true;
     m->ops = &samc_ref_ops;
     m->ctx.num_threads = 0; /* OpenMP's default (OMP_NUM_THREADS) until set */
+    m->trace_frame_idx = m->trace_obj_id = -1;
     samc_status st = cfg ? (m->cfg = *cfg, samc_sam2_config_validate(cfg, err))
                          : samc_sam2_detect_config(w, &m->cfg, err);
     if (!st)

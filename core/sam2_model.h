@@ -38,6 +38,9 @@ typedef struct samc_sam2_model {
     samc_ctx ctx;
     samc_trace_fn trace;
     void *trace_user;
+    /* Video: the frame and object id the current calls work on (-1: none),
+     * for trace consumers (the dump's frame_idx / obj_id attributes). */
+    int trace_frame_idx, trace_obj_id;
 
     /* Bound layers (pointers into `weights`). */
     samc_conv2d patch_embed;

@@ -1,0 +1,35 @@
+/* video_frames.h - where a video's frames come from: a directory of JPEG
+ * frames named by number (as the official loader requires: "00000.jpg",
+ * "12.jpeg", ...), frames in memory, or frames pushed one at a time
+ * (streaming). Frames are decoded on demand, so memory does not grow with
+ * the video's length. */
+#ifndef SAMC_CORE_VIDEO_FRAMES_H
+#define SAMC_CORE_VIDEO_FRAMES_H
+
+#include <stdint.h>
+
+#include "samc_status.h"
+
+typedef struct samc_frames samc_frames;
+
+/* JPEG files (.jpg/.jpeg, any case) of `dir`, sorted by their numeric stem.
+ * Fails on an empty directory, a non-numeric or duplicate name, a file that
+ * is not an image, or frames of different sizes (checked from headers). */
+samc_status samc_frames_open_dir(const char *dir, samc_frames **out, samc_error *err);
+/* T frames of h x w RGB, copied. */
+samc_status samc_frames_from_memory(const uint8_t *rgb, int T, int h, int w, samc_frames **out, samc_error *err);
+/* An empty source to push frames into (all of one size). */
+samc_status samc_frames_new_stream(samc_frames **out, samc_error *err);
+/* Append one frame (copied). Frames older than `keep` pushes are forgotten. */
+samc_status samc_frames_push(samc_frames *f, const uint8_t *rgb, int h, int w, samc_error *err);
+/* Forget frames before `frame_idx` (streaming; their indices stay valid as numbers). */
+void samc_frames_forget_before(samc_frames *f, int frame_idx);
+void samc_frames_free(samc_frames *f);
+
+int samc_frames_count(const samc_frames *f);
+int samc_frames_height(const samc_frames *f);
+int samc_frames_width(const samc_frames *f);
+/* Frame t as RGB (h*w*3), owned by the source and valid until the next get. */
+samc_status samc_frames_get(samc_frames *f, int t, const uint8_t **rgb, samc_error *err);
+
+#endif
