@@ -10,6 +10,8 @@ and for internal consistency:
     prompt-encoder points == prompts scaled to S (box corners first);
     sam_mask_decoder out/0 clamped == low_res_masks, out/1 == iou_predictions;
     @postprocess in/0 == decoder out/0, in/1.* == (H, W), out/0[0] == masks.
+Video-task dumps (tools/dump_sam2_video.py) are recognised by /inputs@task
+and checked by check_video_file (see there).
 Usage: /usr/bin/python3 tools/check_dump.py FILE.h5 [...]
 """
 
@@ -226,11 +228,275 @@ def check_file(path):
         err = check_numbers(f, by_module, keys, hw, s)
         return len(f["trace"]), err
 
+# --------------------------------------------------------------------------
+# Video task
+# --------------------------------------------------------------------------
+
+def pil_bicubic_matrix(n_in, n_out):
+    """Pillow 9.4 Resample.c for BICUBIC (a = -0.5) along one axis: support
+    2*max(scale,1), taps normalised in double, then 22-bit fixed point
+    (round half away from zero).  Returns (int coefficient matrix, or None
+    when the axis keeps its size: Pillow skips that pass)."""
+    if n_in == n_out:
+        return None
+    bits = 22
+    scale = n_in / n_out
+    fscale = max(scale, 1.0)
+    support = 2.0 * fscale
+
+    def cubic(x):
+        a = -0.5
+        x = abs(x)
+        if x < 1.0:
+            return ((a + 2.0) * x - (a + 3.0)) * x * x + 1
+        if x < 2.0:
+            return (((x - 5) * x + 8) * x - 4) * a
+        return 0.0
+
+    m = np.zeros((n_out, n_in), np.int64)
+    for i in range(n_out):
+        center = (i + 0.5) * scale
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = [cubic((j - center + 0.5) / fscale) for j in range(lo, hi)]
+        total = sum(w)
+        for j, x in zip(range(lo, hi), w):
+            k = x / total if total != 0.0 else x
+            m[i, j] = int(-0.5 + k * (1 << bits)) if k < 0 else int(0.5 + k * (1 << bits))
+    return m
+
+
+def pil_pass(x, m, axis):
+    """One 8-bit pass: sum of uint8 * int coeffs + 2^21, >> 22, clamp."""
+    if m is None:
+        return x
+    acc = np.tensordot(m, x.astype(np.int64), axes=([1], [axis]))
+    acc = np.moveaxis(acc, 0, axis) + (1 << 21)
+    return np.clip(acc >> 22, 0, 255).astype(np.uint8)
+
+
+def reference_video_preprocess(frame, s):
+    """utils/misc.py _load_img_as_tensor + the loader's normalisation:
+    PIL resize((s, s)) (bicubic, horizontal pass first), /255.0 in float64,
+    stored as float32, then (x - mean) / std in float32."""
+    h, w = frame.shape[:2]
+    x = pil_pass(frame, pil_bicubic_matrix(w, s), 1)
+    x = pil_pass(x, pil_bicubic_matrix(h, s), 0)
+    x = (x / 255.0).astype(np.float32).transpose(2, 0, 1)
+    mean = np.array([0.485, 0.456, 0.406], np.float32)[:, None, None]
+    std = np.array([0.229, 0.224, 0.225], np.float32)[:, None, None]
+    return ((x - mean) / std)[None]
+
+
+def processing_order(num_frames, start, max_frames, reverse):
+    """SAM2VideoPredictor.propagate_in_video's frame order."""
+    if max_frames is None:
+        max_frames = num_frames
+    if reverse:
+        end = max(start - max_frames, 0)
+        return list(range(start, end - 1, -1)) if start > 0 else []
+    end = min(start + max_frames, num_frames - 1)
+    return list(range(start, end + 1))
+
+
+IMAGE_LEVEL = ("@preprocess", "@postprocess", "image_encoder")
+PER_OBJECT = ("@prepare_memory_conditioned_features", "sam_prompt_encoder",
+              "sam_mask_decoder", "memory_encoder", "memory_attention", "obj_ptr_proj")
+# (sam_mask_decoder.conv_s0 / conv_s1 run in forward_image: image level)
+PER_OBJECT_CHILDREN = ("sam_mask_decoder.transformer.", "memory_encoder.", "memory_attention.")
+
+
+def check_video_inputs(f, s):
+    inp = f["inputs"]
+    fr = inp["frames_u8"]
+    expect(fr.dtype == np.uint8 and fr.ndim == 4 and fr.shape[3] == 3, "frames_u8")
+    t_count, h, w = fr.shape[:3]
+    for a in ("reverse", "start_frame_idx", "fill_hole_area"):
+        expect(a in inp.attrs, f"/inputs@{a} missing")
+    expect(int(inp.attrs["reverse"]) in (0, 1), "reverse is 0/1")
+    keys = sorted(inp["prompts"].keys(), key=int)
+    expect(keys and keys == [str(i) for i in range(len(keys))], "prompt numbering")
+    prompts, obj_ids = [], []
+    for k in keys:
+        p = inp["prompts"][k]
+        for a in ("frame_idx", "obj_id", "clear_old_points"):
+            expect(a in p.attrs, f"prompt {k}: @{a} missing")
+        t, oid = int(p.attrs["frame_idx"]), int(p.attrs["obj_id"])
+        expect(0 <= t < t_count, f"prompt {k}: frame_idx {t}")
+        pc, pl = p["point_coords"], p["point_labels"]
+        expect(pc.dtype == np.float32 and pc.ndim == 2 and pc.shape[1] == 2, "point_coords")
+        expect(pl.dtype == np.int32 and pl.shape == (pc.shape[0],), "point_labels")
+        box = p["box"][:] if "box" in p else None
+        if box is not None:
+            expect(box.shape == (4,) and box.dtype == np.float32, "box")
+            expect(int(p.attrs["clear_old_points"]) == 1, f"prompt {k}: box needs clear")
+        mask = p["mask"][:] if "mask" in p else None
+        if mask is not None:
+            expect(mask.dtype == np.uint8 and mask.ndim == 2 and set(np.unique(mask)) <= {0, 1},
+                   f"prompt {k}: mask is 2-D uint8 0/1")
+            expect(pc.shape[0] == 0 and box is None, f"prompt {k}: mask with points/box")
+        else:
+            expect(pc.shape[0] > 0 or box is not None, f"prompt {k}: empty prompt")
+        prompts.append({"frame": t, "obj": oid, "clear": int(p.attrs["clear_old_points"]),
+                        "coords": pc[:], "labels": pl[:], "box": box, "mask": mask})
+        if oid not in obj_ids:
+            obj_ids.append(oid)
+    max_frames = inp.attrs.get("max_frame_num_to_track")
+    order = processing_order(t_count, int(inp.attrs["start_frame_idx"]),
+                             None if max_frames is None else int(max_frames),
+                             bool(inp.attrs["reverse"]))
+    expect(order, "propagation covers no frame")
+    out = f["outputs/frames"]
+    expect(sorted(out.keys(), key=int) == sorted(str(t) for t in order),
+           f"outputs/frames {sorted(out.keys(), key=int)} != processed frames {order}")
+    for t in order:
+        g = out[str(t)]
+        expect(sorted(g.keys(), key=int) == sorted(str(o) for o in obj_ids),
+               f"outputs/frames/{t}: objects {list(g.keys())} != {obj_ids}")
+        for o in obj_ids:
+            d = g[str(o)]["mask_logits"]
+            expect(d.dtype == np.float32 and d.shape == (h, w), f"frames/{t}/{o}/mask_logits")
+    if "prompts" in f["outputs"]:  # samc extension: add_new_* return values
+        for k in keys:
+            d = f["outputs/prompts"][k]["mask_logits"]
+            expect(d.ndim == 3 and d.shape[1:] == (h, w), f"outputs/prompts/{k}")
+    return fr[:], prompts, obj_ids, order
+
+
+def check_video_trace(f, cfg):
+    tr = f["trace"]
+    names = sorted(tr.keys())
+    expect(names == [f"{i:06d}" for i in range(len(names))], "trace numbering has gaps")
+    counts, recs = {}, []
+    for n in names:
+        g = tr[n]
+        mod, cls = str_attr(g, "module"), str_attr(g, "class")
+        call = int(g.attrs["call"])
+        expect(call == counts.get(mod, 0), f"{n} {mod}: call {call}, expected {counts.get(mod, 0)}")
+        counts[mod] = call + 1
+        expect("in" in g and "out" in g, f"{n}: in/out groups")
+        expect("frame_idx" in g.attrs, f"{n} {mod}: no frame_idx")
+        t = int(g.attrs["frame_idx"])
+        oid = int(g.attrs["obj_id"]) if "obj_id" in g.attrs else None
+        if mod.startswith(IMAGE_LEVEL):
+            expect(oid is None, f"{n} {mod}: image-level call with obj_id")
+        elif mod in PER_OBJECT or mod.startswith(PER_OBJECT_CHILDREN):
+            expect(oid is not None, f"{n} {mod}: per-object call without obj_id")
+        recs.append((mod, t, oid, g))
+    return recs
+
+
+def check_video_file(path):
+    with h5py.File(path, "r") as f:
+        cfg = check_root_model_weights(f)
+        expect(cfg["_target_"].endswith("SAM2VideoPredictor"), "model target")
+        s = int(cfg["image_size"])
+        frames, prompts, obj_ids, order = check_video_inputs(f, s)
+        t_count, h, w = frames.shape[:3]
+        recs = check_video_trace(f, cfg)
+        by = {}
+        for r in recs:
+            by.setdefault(r[0], []).append(r)
+
+        # @preprocess: first, one per frame in order, == the numpy reference
+        pre = by.get("@preprocess", [])
+        expect([r[1] for r in pre] == list(range(t_count)), "@preprocess frames")
+        expect([r[0] for r in recs[:t_count]] == ["@preprocess"] * t_count,
+               "@preprocess records come first")
+        pre_err, pre_out = 0.0, []
+        for t, r in enumerate(pre):
+            g = r[3]
+            expect(np.array_equal(g["in/0"][:], frames[t]), f"@preprocess {t}: in/0 != frame")
+            x = g["out/0"][:]
+            expect(x.shape == (1, 3, s, s) and x.dtype == np.float32, "@preprocess out/0")
+            pre_err = max(pre_err, float(np.abs(x - reference_video_preprocess(frames[t], s)).max()))
+            pre_out.append(x)
+        expect(pre_err == 0.0, f"@preprocess vs numpy PIL-bicubic reference: {pre_err}")
+
+        # image encoder: input is the frame's @preprocess output; repeats identical
+        first_enc = {}
+        for _, t, _, g in by.get("image_encoder", []):
+            expect(np.array_equal(g["in/0"][:], pre_out[t]), f"image_encoder frame {t}: input")
+            if t in first_enc:
+                for k in ("vision_features", "backbone_fpn.0", "vision_pos_enc.0"):
+                    expect(np.array_equal(g["out/" + k][:], first_enc[t]["out/" + k][:]),
+                           f"image_encoder frame {t}: repeat differs in {k}")
+            else:
+                first_enc[t] = g
+
+        # prompts: one SAM-heads call each, in order, before propagation
+        pe, dec = by.get("sam_prompt_encoder", []), by.get("sam_mask_decoder", [])
+        expect(len(pe) >= len(prompts) and len(dec) >= len(prompts), "prompt calls missing")
+        acc = {}
+        for k, p in enumerate(prompts):
+            _, t, oid, g = pe[k]
+            expect((t, oid) == (p["frame"], p["obj"]), f"prompt {k}: prompt encoder at {(t, oid)}")
+            pts, lab = g["in/points.0"][:], g["in/points.1"][:]
+            mm = int(dec[k][3]["in"].attrs["multimask_output"])
+            if p["mask"] is not None:
+                acc.pop((t, oid), None)
+                expect(lab.tolist() == [[-1]] and "masks" in g["in"], f"prompt {k}: mask path")
+                expect(mm == 0, f"prompt {k}: multimask")
+                continue
+            new_c = [p["box"].reshape(2, 2)] if p["box"] is not None else []
+            new_l = [np.array([2, 3], np.int32)] if p["box"] is not None else []
+            new_c.append(p["coords"])
+            new_l.append(p["labels"])
+            old_c, old_l = acc.get((t, oid), ([], [])) if not p["clear"] else ([], [])
+            c = np.concatenate(old_c + new_c).astype(np.float32)
+            lab_exp = np.concatenate(old_l + new_l)
+            acc[(t, oid)] = ([c], [lab_exp])
+            want = c / np.array([w, h], np.float32) * np.float32(s)
+            expect(pts.shape == (1,) + want.shape and np.allclose(pts[0], want, rtol=1e-6, atol=1e-4),
+                   f"prompt {k}: prompt-encoder points")
+            expect(np.array_equal(lab[0], lab_exp), f"prompt {k}: labels")
+            expect(mm == int(len(lab_exp) <= 1), f"prompt {k}: multimask {mm}")
+
+        # memory encoder: one preflight call per prompted (frame, object), one
+        # per tracked (frame, object); memory attention on tracked ones only
+        cond = {(p["frame"], p["obj"]) for p in prompts}
+        mem = [(t, o) for _, t, o, _ in by.get("memory_encoder", [])]
+        att = [(t, o) for _, t, o, _ in by.get("memory_attention", [])]
+        tracked = [(t, o) for t in order for o in obj_ids if (t, o) not in cond]
+        expect(sorted(mem) == sorted(list(cond) + tracked), f"memory_encoder calls {mem}")
+        expect(sorted(att) == sorted(tracked), f"memory_attention calls {att}")
+        for _, t, o, g in by.get("@prepare_memory_conditioned_features", []):
+            expect(int(g["in"].attrs["frame_idx"]) == t, "@prepare frame_idx")
+            expect(bool(g["in"].attrs["is_init_cond_frame"]) == ((t, o) not in tracked),
+                   f"@prepare_memory_conditioned_features {(t, o)}: is_init_cond_frame")
+
+        # @postprocess: one per propagated frame, == outputs
+        post = by.get("@postprocess", [])
+        expect([r[1] for r in post] == order, f"@postprocess frames {[r[1] for r in post]}")
+        non_overlap = int(f["inputs"].attrs.get("non_overlap_masks", 0))
+        post_err = 0.0
+        for _, t, _, g in post:
+            x, y = g["in/0"][:], g["out/0"][:]
+            expect(x.shape == (len(obj_ids), 1, s // 4, s // 4), f"@postprocess {t}: in/0 {x.shape}")
+            expect(y.shape == (len(obj_ids), 1, h, w), f"@postprocess {t}: out/0 {y.shape}")
+            for i, o in enumerate(obj_ids):
+                expect(np.array_equal(y[i, 0], f[f"outputs/frames/{t}/{o}/mask_logits"][:]),
+                       f"@postprocess {t}: out/0[{i}] != outputs")
+            if not non_overlap:
+                my = plain_bilinear_matrix(s // 4, h, np.float32(s // 4) / np.float32(h))
+                mx = plain_bilinear_matrix(s // 4, w, np.float32(s // 4) / np.float32(w))
+                ref = np.matmul(np.matmul(my, x.astype(np.float64)), mx.T)
+                post_err = max(post_err, float(np.abs(ref - y).max() / max(np.abs(y).max(), 1)))
+        expect(post_err < 1e-5, f"@postprocess vs numpy bilinear: {post_err}")
+        post_msg = "n/a (non_overlap_masks)" if non_overlap else f"{post_err:.1e}"
+        return (f"{len(recs)} trace records, {t_count} frames, {len(prompts)} prompts, "
+                f"frames {order}, preprocess exact, postprocess vs numpy {post_msg}")
+
 
 def main():
     bad = 0
     for path in sys.argv[1:]:
         try:
+            with h5py.File(path, "r") as f:
+                task = f["inputs"].attrs.get("task")
+            if task == "video":
+                print(f"OK   {path}: {check_video_file(path)}")
+                continue
             n, err = check_file(path)
             print(f"OK   {path}: {n} trace records, preprocess vs numpy {err:.2e}")
         except Failed as e:

@@ -14,7 +14,7 @@ PY=/usr/bin/python3
 cd "$(dirname "$0")/.."   # repository root: paths in the dumps' note_command stay relative
 TOOLS=tools
 OUT=fixtures
-mkdir -p "$OUT/ckpt" "$OUT/demo"
+mkdir -p "$OUT/ckpt" "$OUT/demo" "$OUT/video"
 
 T=model.image_encoder.trunk
 N=model.image_encoder.neck
@@ -109,7 +109,71 @@ $PY "$TOOLS/make_checkpoint.py" $C_ARGS --out-dir "$OUT/ckpt" --name tiny_c_f32_
 $PY "$TOOLS/make_checkpoint.py" $D_ARGS --out-dir "$OUT/demo" --name tiny_d_demo \
   --formats pt,config
 
+# ---- video task (tools/dump_sam2_video.py).  The video modules keep the
+#      official structure (MaskDownSampler kernel 3 / padding 1 with its 4
+#      stride-2 convs, 2 fuser CXBlocks, num_maskmem 7, object pointers split
+#      into C/mem_dim tokens) at width D, with 2 memory-attention layers;
+#      the trunk is minimal (embed 8, stages [1,1,2,1]), the image fixtures
+#      cover the trunk.
+#   $1 image_size S, $2 width D, $3 memory dim, $4 trunk channel list
+vtiny() {
+  local s=$1 d=$2 mem=$3 chans=$4 g=$(( $1 / 16 ))
+  echo --set model.image_size=$s \
+    --set "$N.backbone_channel_list=$chans" --set $N.d_model=$d \
+    --set $N.position_encoding.num_pos_feats=$d \
+    --set $M.d_model=$d --set $M.layer.d_model=$d --set $M.layer.dim_feedforward=64 \
+    --set $M.num_layers=2 \
+    --set $M.layer.self_attention.embedding_dim=$d \
+    --set "$M.layer.self_attention.feat_sizes=[$g,$g]" \
+    --set $M.layer.cross_attention.embedding_dim=$d \
+    --set "$M.layer.cross_attention.feat_sizes=[$g,$g]" \
+    --set $M.layer.cross_attention.kv_in_dim=$mem \
+    --set $E.out_dim=$mem --set $E.in_dim=$d --set $E.position_encoding.num_pos_feats=$mem \
+    --set $E.mask_downsampler.embed_dim=$d --set $E.fuser.layer.dim=$d \
+    --set $T.embed_dim=8 --set $T.stages=[1,1,2,1] --set $T.window_spec=[8,4,4,2] \
+    --set $T.global_att_blocks=[3]
+}
+
+# ---- V1: sam2.1, S=128, D=32, memory dim 16 (pointers as 2 tokens), synthetic
+#      5-frame 96x144 clip (seed 26).  Object 1: click, then a negative click
+#      added with clear=0 on frame 0, a second prompted frame 3; object 2 added
+#      on frame 2 with a box.  Forward from frame 2 (an object cannot be
+#      tracked before its first prompted frame in fp32, see tools/README.md).
+#      Both objects get object scores <= 0 on tracked and prompted frames.
+V1_ARGS="--config sam2.1_hiera_t --seed 26 $(vtiny 128 32 16 '[64,32,16,8]')
+  --set $T.num_heads=1"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam2_video.py" $V1_ARGS --clip-size 96x144 --clip-frames 5 \
+  --prompt "frame=0 obj=1 points=50,40,1" \
+  --prompt "frame=0 obj=1 points=90,60,0 clear=0" \
+  --prompt "frame=2 obj=2 box=70,20,130,80" \
+  --prompt "frame=3 obj=1 points=60,45,1" \
+  --start 2 \
+  --variant tiny_v1_sam2.1_s128 --compress --out "$OUT/video/tiny_v1_sam21_s128.h5"
+
+# ---- V2: sam2 (2.0 flags), S=128, D=32, memory dim 8 (pointers as 4 tokens,
+#      like 256/64), 2 trunk heads, synthetic 5-frame 80x112 clip (seed 42).
+#      Object 1: a PNG mask prompt at 160x224 (downsampled with antialias);
+#      object 3: a click, replaced (clear=1) by two clicks that reuse the first
+#      prediction as mask input.  Reverse from frame 4, max 2 frames (4, 3, 2),
+#      non_overlap_masks=True (as tools/vos_inference.py).
+$PY -c "
+from PIL import Image, ImageDraw
+im = Image.new('L', (224, 160), 0)
+ImageDraw.Draw(im).polygon([(40, 30), (150, 50), (170, 120), (60, 140)], fill=255)
+im.save('$OUT/video/v2_mask.png')"
+V2_ARGS="--config sam2_hiera_t --seed 42 $(vtiny 128 32 8 '[64,32,16,8]')
+  --set $T.num_heads=2"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam2_video.py" $V2_ARGS --clip-size 80x112 --clip-frames 5 \
+  --prompt "frame=4 obj=1 mask=$OUT/video/v2_mask.png" \
+  --prompt "frame=4 obj=3 points=30,50,1" \
+  --prompt "frame=4 obj=3 points=80,30,1;20,20,0 clear=1" \
+  --reverse --start 4 --max-frames 2 --non-overlap-masks \
+  --variant tiny_v2_sam2_s128 --compress --out "$OUT/video/tiny_v2_sam20_s128.h5"
+
 $PY "$TOOLS/check_dump.py" "$OUT/tiny_a_sam21_s128.h5" "$OUT/tiny_b_sam20_s128.h5" \
-  "$OUT/tiny_c_sam21_s160.h5" "$OUT/tiny_d_sam21_s192_demo.h5"
+  "$OUT/tiny_c_sam21_s160.h5" "$OUT/tiny_d_sam21_s192_demo.h5" \
+  "$OUT/video/tiny_v1_sam21_s128.h5" "$OUT/video/tiny_v2_sam20_s128.h5"
 $PY "$TOOLS/check_checkpoints.py" "$OUT"
-ls -l "$OUT" "$OUT/ckpt" "$OUT/demo"
+ls -l "$OUT" "$OUT/ckpt" "$OUT/demo" "$OUT/video"

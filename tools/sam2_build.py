@@ -28,6 +28,15 @@ BUILDER_POSTPROCESSING_OVERRIDES = [
     "model.sam_mask_decoder_extra_args.dynamic_multimask_stability_thresh=0.98",
 ]
 
+# build_sam.py: build_sam2_video_predictor(..., apply_postprocessing=True,
+# vos_optimized=False): the target class override comes first (before the
+# caller's overrides), then the same three as above, then these two.
+VIDEO_TARGET_OVERRIDE = "model._target_=sam2.sam2_video_predictor.SAM2VideoPredictor"
+VIDEO_POSTPROCESSING_OVERRIDES = [
+    "model.binarize_mask_from_pts_for_mem_enc=true",
+    "model.fill_hole_area=8",
+]
+
 
 # --------------------------------------------------------------------------
 # Locating and importing the official code
@@ -130,14 +139,21 @@ def apply_override(cfg, override):
     node[parts[-1]] = parse_yaml_value(text)
 
 
-def make_config(name, overrides=(), apply_postprocessing=True, pkg_dir=None):
-    """Full YAML dict after the user's overrides and then the builder's."""
+def make_config(name, overrides=(), apply_postprocessing=True, pkg_dir=None,
+                video=False):
+    """Full YAML dict after the user's overrides and then the builder's
+    (build_sam2, or build_sam2_video_predictor when video=True)."""
     cfg = load_config(config_path(name, pkg_dir))
+    if video:
+        apply_override(cfg, VIDEO_TARGET_OVERRIDE)
     for o in overrides:
         apply_override(cfg, o)
     if apply_postprocessing:
         for o in BUILDER_POSTPROCESSING_OVERRIDES:
             apply_override(cfg, o)
+        if video:
+            for o in VIDEO_POSTPROCESSING_OVERRIDES:
+                apply_override(cfg, o)
     return cfg
 
 
@@ -283,14 +299,16 @@ class Built:
         return json.dumps(self.model_cfg)
 
 
-def build_from_args(args):
-    """Import the official code, build the model, set weights, eval, fp32."""
+def build_from_args(args, video=False):
+    """Import the official code, build the model, set weights, eval, fp32.
+    video=True builds as build_sam2_video_predictor (SAM2VideoPredictor)."""
     torch.set_num_threads(args.threads)
     root, pkg = import_sam2(args.sam2_src)
     source = "facebookresearch/sam2@" + sam2_commit(root, args.sam2_commit)
     cfg_file = config_path(args.config, pkg)
     cfg = make_config(args.config, args.overrides,
-                      apply_postprocessing=not args.no_postprocessing, pkg_dir=pkg)
+                      apply_postprocessing=not args.no_postprocessing, pkg_dir=pkg,
+                      video=video)
     model_cfg = copy.deepcopy(cfg["model"])
     model = instantiate(cfg["model"])
     if args.checkpoint:
