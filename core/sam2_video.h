@@ -57,6 +57,20 @@ samc_status samc_video_clear_frame(samc_video *v, int frame_idx, int obj_id, sam
 samc_status samc_video_remove_object(samc_video *v, int obj_id, samc_error *err);
 void samc_video_reset(samc_video *v);
 
+/* misc._load_img_as_tensor + load_video_frames_from_jpg_images: PIL bicubic
+ * to S x S on uint8, / 255.0 in float64 stored as float32, then
+ * (x - mean) / std in float32 -> (1,3,S,S). */
+samc_status samc_video_preprocess_rgb(const samc_sam2_model *m, const uint8_t *rgb, int h, int w, samc_tensor *x,
+                                      samc_error *err);
+/* The official frame loader's preprocessing of frame t -> (1,3,S,S), traced
+ * as @preprocess (the predictor itself preprocesses frames on demand). */
+samc_status samc_video_preprocess_frame(samc_video *v, int t, samc_tensor *x, samc_error *err);
+
+/* _get_orig_video_res_output: low (n,1,s,s) -> out (n,1,H,W) bilinear, then
+ * the non-overlap constraint when asked. */
+samc_status samc_video_resize_to_video(const samc_tensor *low, int H, int W, bool non_overlap_masks, float *out,
+                                       samc_error *err);
+
 int samc_video_num_objects(const samc_video *v);
 int samc_video_num_frames(const samc_video *v);
 

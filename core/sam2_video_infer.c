@@ -12,32 +12,44 @@
 #include "sam2_track.h"
 #include "sam2_video_internal.h"
 
-/* misc._load_img_as_tensor + load_video_frames_from_jpg_images: PIL bicubic
- * on uint8, / 255.0 in float64 stored as float32, then (x - mean) / std in
- * float32. */
-static samc_status video_preprocess(samc_video *v, int t, samc_tensor *x, samc_error *err)
+samc_status samc_video_preprocess_rgb(const samc_sam2_model *m, const uint8_t *rgb, int h, int w, samc_tensor *x,
+                                      samc_error *err)
 {
     static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
-    const int S = v->m->cfg.image_size;
-    const uint8_t *rgb = NULL;
+    const int S = m->cfg.image_size;
     uint8_t *small = malloc((size_t)S * S * 3);
-    samc_status st = small ? samc_frames_get(v->frames, t, &rgb, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    if (!st && (st = samc_resize_pil_bicubic_rgb(rgb, v->H, v->W, S, S, small)))
-        st = samc_fail(err, st, "frame %d: resize failed", t);
+    samc_status st = small ? SAMC_OK : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st && (st = samc_resize_pil_bicubic_rgb(rgb, h, w, S, S, small)))
+        st = samc_fail(err, st, "frame resize failed");
     if (!st)
         st = samc_tensor_allocv(x, err, 4, (int64_t)1, (int64_t)3, (int64_t)S, (int64_t)S);
     for (int c = 0; !st && c < 3; c++)
         for (int64_t i = 0; i < (int64_t)S * S; i++) {
-            const float u = (float)(small[i * 3 + c] / 255.0);
+            const float u = (float)(small[i * 3 + c] / 255.0); /* numpy float64, stored as float32 */
             x->data[(int64_t)c * S * S + i] = (u - mean[c]) / stdv[c];
         }
-    if (!st && v->m->trace) {
-        static const char *const slot0[] = {"0"};
-        const samc_tensor *tt = x;
-        v->m->trace(v->m->trace_user, "@preprocess", 1, slot0, &tt);
-    }
     free(small);
     return st;
+}
+
+static samc_status video_preprocess(samc_video *v, int t, bool trace, samc_tensor *x, samc_error *err)
+{
+    const uint8_t *rgb = NULL;
+    samc_status st = samc_frames_get(v->frames, t, &rgb, err);
+    if (!st)
+        st = samc_video_preprocess_rgb(v->m, rgb, v->H, v->W, x, err);
+    if (!st && trace && v->m->trace) {
+        static const char *const slot0[] = {"0"};
+        const samc_tensor *tt = x;
+        v->m->trace_frame_idx = t, v->m->trace_obj_id = -1;
+        v->m->trace(v->m->trace_user, "@preprocess", 1, slot0, &tt);
+    }
+    return st;
+}
+
+samc_status samc_video_preprocess_frame(samc_video *v, int t, samc_tensor *x, samc_error *err)
+{
+    return video_preprocess(v, t, true, x, err);
 }
 
 samc_status video_features(samc_video *v, int t, const samc_sam2_features **f, samc_error *err)
@@ -48,7 +60,9 @@ samc_status video_features(samc_video *v, int t, const samc_sam2_features **f, s
         const int saved_obj = v->m->trace_obj_id;
         v->m->trace_frame_idx = t, v->m->trace_obj_id = -1;
         samc_tensor x = {0};
-        samc_status st = video_preprocess(v, t, &x, err);
+        /* untraced: the official loader preprocesses each frame once, at
+         * init_state (samc_video_preprocess_frame reproduces that record) */
+        samc_status st = video_preprocess(v, t, false, &x, err);
         if (!st)
             st = samc_sam2_encode_tensor(v->m, &x, &v->cached, err);
         samc_tensor_release(&x);
@@ -111,16 +125,22 @@ static void non_overlap(float *m, int n, int64_t hw)
     }
 }
 
-samc_status video_to_orig_res(samc_video *v, const samc_tensor *low, float *out, samc_error *err)
+samc_status samc_video_resize_to_video(const samc_tensor *low, int H, int W, bool non_overlap_masks, float *out,
+                                       samc_error *err)
 {
-    const int64_t n = low->shape[0], hw = (int64_t)v->H * v->W;
-    if (low->shape[2] == v->H && low->shape[3] == v->W)
+    const int64_t n = low->shape[0], hw = (int64_t)H * W;
+    if (low->shape[2] == H && low->shape[3] == W)
         memcpy(out, low->data, (size_t)(n * hw) * sizeof(float));
-    else if (samc_resize_bilinear(low->data, n, 1, (int)low->shape[2], (int)low->shape[3], v->H, v->W, out))
+    else if (samc_resize_bilinear(low->data, n, 1, (int)low->shape[2], (int)low->shape[3], H, W, out))
         return samc_fail(err, SAMC_ERR_INTERNAL, "resize to the video resolution failed");
-    if (v->opt.non_overlap_masks)
+    if (non_overlap_masks)
         non_overlap(out, (int)n, hw);
     return SAMC_OK;
+}
+
+samc_status video_to_orig_res(samc_video *v, const samc_tensor *low, float *out, samc_error *err)
+{
+    return samc_video_resize_to_video(low, v->H, v->W, v->opt.non_overlap_masks, out, err);
 }
 
 video_tracked *video_find_tracked(video_obj *o, int frame)

@@ -8,7 +8,8 @@
 #include "core/error.h"
 #include "harness_internal.h"
 
-/* Per-module call counter, like the dump's `call` attribute. */
+/* Per-key call counter: per module like the dump's `call` attribute (image),
+ * or per (module, frame, object) (video). */
 static int next_call(parity_run *r, const char *module)
 {
     for (int i = 0; i < r->n_calls; i++)
@@ -28,12 +29,15 @@ static int next_call(parity_run *r, const char *module)
     return 0;
 }
 
-static void on_trace(void *user, const char *module, int nslots, const char *const *slots,
+void parity_on_trace(void *user, const char *module, int nslots, const char *const *slots,
                      const samc_tensor *const *t)
 {
     parity_run *r = user;
-    const int call = next_call(r, module);
-    const int rec = parity_find_record(r, module, call);
+    char key[160];
+    const int fr = r->model->trace_frame_idx, ob = r->model->trace_obj_id;
+    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, fr, ob);
+    const int call = next_call(r, key);
+    const int rec = r->video ? parity_find_record_video(r, module, fr, ob, call) : parity_find_record(r, module, call);
     if (rec < 0) {
         samc_parity_row *row = parity_add_row(r, INT_MAX - 1, module, call, "*");
         if (row) {
@@ -144,7 +148,9 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
 
 samc_status parity_run_chained(parity_run *r, samc_error *err)
 {
-    samc_sam2_set_trace(r->model, on_trace, r);
+    if (r->video)
+        return parity_run_video(r, err);
+    samc_sam2_set_trace(r->model, parity_on_trace, r);
     samc_status st = run_image_task(r, err); /* the task was checked by samc_parity_run */
     samc_sam2_set_trace(r->model, NULL, NULL);
     return st;

@@ -54,6 +54,15 @@ void parity_compare(parity_run *r, int index, const char *module, int call, cons
     samc_tensor_release(&ref);
 }
 
+int parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth)
+{
+    for (int i = 0; i < r->n_recs; i++)
+        if (r->recs[i].frame_idx == frame_idx && r->recs[i].obj_id == obj_id && !strcmp(r->recs[i].module, module) &&
+            nth-- == 0)
+            return i;
+    return -1;
+}
+
 int parity_find_record(const parity_run *r, const char *module, int call)
 {
     for (int i = 0; i < r->n_recs; i++)
@@ -151,13 +160,14 @@ static void finish_report(parity_run *r)
     }
 }
 
-static samc_status check_task(samc_dump *d, samc_error *err)
+static samc_status check_task(samc_dump *d, bool *video, samc_error *err)
 {
     char *task = NULL;
     samc_status st = samc_dump_attr_str(d, "/inputs", "task", &task, err);
-    if (!st && strcmp(task, "image"))
-        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported yet (samc parity runs 'image')",
+    if (!st && strcmp(task, "image") && strcmp(task, "video"))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported (samc parity runs 'image' and 'video')",
                        samc_dump_path(d), task);
+    *video = !st && !strcmp(task, "video");
     free(task);
     return st;
 }
@@ -207,8 +217,8 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     rep->tol = o->tol > 0 ? o->tol : (!strcmp(rep->impl, "fast") ? 1e-4 : 1e-5);
     parity_run r = {.rep = rep};
     samc_status st = samc_dump_open(path, &r.dump, err);
-    if (!st && !o->isolated) /* isolated mode runs recorded calls of any task */
-        st = check_task(r.dump, err); /* before loading any weights */
+    if (!st) /* before loading any weights */
+        st = check_task(r.dump, &r.video, err);
     if (!st)
         st = load_model(&r, path, o, err);
     if (!st)

@@ -13,9 +13,10 @@ typedef struct parity_run {
     samc_dump_record *recs;
     int n_recs;
     bool *seen;                /* per record: matched by a samc output */
-    struct { char module[128]; int count; } *calls;
+    struct { char module[160]; int count; } *calls; /* key: module (image) or module|frame|obj (video) */
     int n_calls, cap_calls;
     samc_status st;            /* first internal failure (out of memory, ...) */
+    bool video;                /* match records by (module, frame_idx, obj_id) and order */
 } parity_run;
 
 /* Append a row; returns NULL (and sets run->st) when out of memory. */
@@ -32,6 +33,12 @@ void parity_compare_record(parity_run *r, int rec, int nslots, const char *const
                            const samc_tensor *const *t);
 
 samc_status parity_run_isolated(parity_run *r, samc_error *err);
+/* The chained mode's trace callback (chained.c). */
+void parity_on_trace(void *user, const char *module, int nslots, const char *const *slots, const samc_tensor *const *t);
+/* The video task (chained_video.c). */
+samc_status parity_run_video(parity_run *r, samc_error *err);
+/* Record index of the n-th call of module on (frame_idx, obj_id), or -1. */
+int parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth);
 samc_status parity_run_chained(parity_run *r, samc_error *err);
 
 #endif

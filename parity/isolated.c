@@ -8,6 +8,7 @@
 
 #include "core/connected_components.h"
 #include "core/error.h"
+#include "core/sam2_video.h"
 #include "isolated_internal.h"
 
 static samc_status run_preprocess(parity_run *r, int rec, const samc_ops *ops, outputs *o, samc_error *err)
@@ -22,9 +23,9 @@ static samc_status run_preprocess(parity_run *r, int rec, const samc_ops *ops, o
         st = samc_fail(err, SAMC_ERR_SHAPE, "%s: %s must be [H,W,3]", samc_dump_path(r->dump), path);
     const int64_t S = r->model->cfg.image_size;
     samc_tensor *y = out_slot(o, "0");
-    if (!st)
-        st = samc_tensor_allocv(y, err, 4, (int64_t)1, (int64_t)3, S, S);
-    if (!st)
+    if (!st && r->video) /* the video loader: PIL bicubic on uint8 */
+        st = samc_video_preprocess_rgb(r->model, img, (int)dims[0], (int)dims[1], y, err);
+    else if (!st && !(st = samc_tensor_allocv(y, err, 4, (int64_t)1, (int64_t)3, S, S)))
         st = ops->preprocess(&r->model->ctx, img, (int)dims[0], (int)dims[1], (int)S, y);
     free(img);
     return st;
@@ -132,8 +133,34 @@ static samc_status run_twoway_layer(parity_run *r, int rec, const samc_ops *ops,
     return st;
 }
 
+/* Video: _get_orig_video_res_output on (n,1,s,s) -> (n,1,H,W), H and W of
+ * the dump's frames; the non-overlap constraint when the dump used it. */
+static samc_status run_video_postprocess(parity_run *r, int rec, outputs *o, samc_error *err)
+{
+    samc_tensor x = {0};
+    int64_t dims[4];
+    int nd = 0;
+    uint8_t *frames = NULL;
+    double nov = 0;
+    samc_status st = read_in(r, rec, "any_res_masks", "0", &x, err);
+    if (!st) /* the video size (the frames are small in dumps) */
+        st = samc_dump_read_u8(r->dump, "/inputs/frames_u8", &frames, &nd, dims, err);
+    free(frames);
+    if (!st && samc_dump_has_attr(r->dump, "/inputs", "non_overlap_masks"))
+        st = samc_dump_attr_num(r->dump, "/inputs", "non_overlap_masks", &nov, NULL, err);
+    samc_tensor *y = out_slot(o, "0");
+    if (!st && (x.ndim != 4 || nd != 4))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "video @postprocess: unexpected shapes");
+    if (!st && !(st = samc_tensor_allocv(y, err, 4, x.shape[0], x.shape[1], dims[1], dims[2])))
+        st = samc_video_resize_to_video(&x, (int)dims[1], (int)dims[2], nov != 0, y->data, err);
+    samc_tensor_release(&x);
+    return st;
+}
+
 static samc_status run_postprocess(parity_run *r, int rec, const samc_ops *ops, outputs *o, samc_error *err)
 {
+    if (r->video)
+        return run_video_postprocess(r, rec, o, err);
     samc_tensor x = {0};
     double h = 0, w = 0;
     samc_status st = read_in(r, rec, "masks", "0", &x, err);

@@ -87,11 +87,12 @@ static samc_status run_video_composite(parity_run *r, int rec, const char *modul
         if (!st)
             st = samc_sam2_memory_encoder(m, &a, &b, v != 0, &y, &z, err);
     } else if (!strcmp(module, "memory_attention")) {
-        st = read_in(r, rec, "curr", "0", &a, err);
+        /* curr / curr_pos may be one-element lists (the official call passes them so) */
+        st = read_in(r, rec, has_in(r, rec, "curr.0") ? "curr.0" : "curr", "0", &a, err);
         if (!st)
             st = read_in(r, rec, "memory", "1", &b, err);
-        if (!st && (has_in(r, rec, "curr_pos") || has_in(r, rec, "2")))
-            st = read_in(r, rec, "curr_pos", "2", &c, err);
+        if (!st && (has_in(r, rec, "curr_pos") || has_in(r, rec, "curr_pos.0") || has_in(r, rec, "2")))
+            st = read_in(r, rec, has_in(r, rec, "curr_pos.0") ? "curr_pos.0" : "curr_pos", "2", &c, err);
         if (!st && (has_in(r, rec, "memory_pos") || has_in(r, rec, "3")))
             st = read_in(r, rec, "memory_pos", "3", &d, err);
         if (!st && in_attr(r, rec, "num_obj_ptr_tokens", "4", &v, &none, NULL) != SAMC_OK)

@@ -58,10 +58,10 @@ static void test_rejects_unusable_dumps(void **s)
 {
     (void)s;
     char *dir = tu_mkdtemp("parity");
-    char *video = write_stub(dir, "video.h5", "sam2", "video", true);
+    char *video = write_stub(dir, "video.h5", "sam2", "tracking", true);
     char *sam3 = write_stub(dir, "sam3.h5", "sam3", "image", true);
     char *nocfg = write_stub(dir, "nocfg.h5", "sam2", "image", false);
-    expect_error(video, SAMC_ERR_UNSUPPORTED, "task 'video'");
+    expect_error(video, SAMC_ERR_UNSUPPORTED, "task 'tracking'");
     expect_error(sam3, SAMC_ERR_UNSUPPORTED, "family 'sam3'");
     expect_error(nocfg, SAMC_ERR_KEY, "config_json");
     expect_error("/nonexistent/dump.h5", SAMC_ERR_IO, "/nonexistent/dump.h5");

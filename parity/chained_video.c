@@ -1,0 +1,133 @@
+/* chained_video.c - run a dump's video task from /inputs (frames, prompts,
+ * propagation) through the samc video predictor, comparing every traced
+ * point by (module, frame_idx, obj_id) and the per-frame mask logits. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/sam2_video.h"
+#include "harness_internal.h"
+
+static double attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
+{
+    double v = dflt;
+    bool none = false;
+    if (samc_dump_has_attr(d, obj, name) && (samc_dump_attr_num(d, obj, name, &v, &none, NULL) || none))
+        v = dflt;
+    return v;
+}
+
+static void compare_masks(parity_run *r, const char *what, int k, const samc_video_masks *m, const char *fmt_path)
+{
+    const int64_t hw = (int64_t)m->height * m->width, shape[2] = {m->height, m->width};
+    for (int i = 0; i < m->n_obj; i++) {
+        char path[160], mod[96], slot[32];
+        snprintf(path, sizeof path, fmt_path, k, m->obj_ids[i]);
+        snprintf(mod, sizeof mod, "%s/%d", what, k);
+        snprintf(slot, sizeof slot, "obj %d", m->obj_ids[i]);
+        samc_tensor t = samc_tensor_view(m->logits + i * hw, 2, shape);
+        if (samc_dump_exists(r->dump, path))
+            parity_compare(r, INT_MAX, mod, 0, slot, &t, path);
+    }
+}
+
+static samc_status frame_cb(void *user, const samc_video_masks *m)
+{
+    compare_masks(user, "/outputs/frames", m->frame_idx, m, "/outputs/frames/%d/%d/mask_logits");
+    return SAMC_OK;
+}
+
+/* One /inputs/prompts/<k>: points/box or a mask on (frame_idx, obj_id). */
+static samc_status apply_prompt(parity_run *r, samc_video *v, int k, samc_error *err)
+{
+    samc_dump *d = r->dump;
+    char g[64], path[128];
+    snprintf(g, sizeof g, "/inputs/prompts/%d", k);
+    const int frame = (int)attr_or(d, g, "frame_idx", 0), obj = (int)attr_or(d, g, "obj_id", 0);
+    const bool clear = attr_or(d, g, "clear_old_points", 1) != 0;
+    samc_video_masks out = {0};
+    samc_status st;
+    snprintf(path, sizeof path, "%s/mask", g);
+    if (samc_dump_exists(d, path)) {
+        samc_tensor mk = {0};
+        st = samc_dump_read(d, path, &mk, err);
+        if (!st && mk.ndim != 2)
+            st = samc_fail(err, SAMC_ERR_SHAPE, "%s: %s must be [H,W]", samc_dump_path(d), path);
+        if (!st)
+            st = samc_video_add_mask(v, frame, obj, mk.data, (int)mk.shape[0], (int)mk.shape[1], &out, err);
+        samc_tensor_release(&mk);
+    } else {
+        samc_tensor pc = {0}, box = {0};
+        int32_t *labels = NULL;
+        int64_t n = 0;
+        snprintf(path, sizeof path, "%s/point_coords", g);
+        st = samc_dump_read(d, path, &pc, err);
+        snprintf(path, sizeof path, "%s/point_labels", g);
+        if (!st)
+            st = samc_dump_read_i32(d, path, &labels, &n, err);
+        snprintf(path, sizeof path, "%s/box", g);
+        if (!st && samc_dump_exists(d, path))
+            st = samc_dump_read(d, path, &box, err);
+        if (!st)
+            st = samc_video_add_points(v, frame, obj, n ? pc.data : NULL, n ? labels : NULL, (int)n,
+                                       box.data, clear, &out, err);
+        samc_tensor_release(&pc), samc_tensor_release(&box);
+        free(labels);
+    }
+    snprintf(path, sizeof path, "/outputs/prompts/%d/mask_logits", k);
+    if (!st && samc_dump_exists(d, path)) { /* the consolidated masks the prompt call returned */
+        const int64_t shape[3] = {out.n_obj, out.height, out.width};
+        samc_tensor t = samc_tensor_view(out.logits, 3, shape);
+        char mod[64];
+        snprintf(mod, sizeof mod, "/outputs/prompts/%d", k);
+        parity_compare(r, INT_MAX, mod, 0, "mask_logits", &t, path);
+    }
+    samc_video_masks_free(&out);
+    return st;
+}
+
+samc_status parity_run_video(parity_run *r, samc_error *err)
+{
+    samc_dump *d = r->dump;
+    uint8_t *frames = NULL;
+    int nd = 0;
+    int64_t dims[4];
+    samc_status st = samc_dump_read_u8(d, "/inputs/frames_u8", &frames, &nd, dims, err);
+    if (!st && (nd != 4 || dims[3] != 3))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/frames_u8 must be [T,H,W,3]", samc_dump_path(d));
+    samc_frames *fr = NULL;
+    if (!st)
+        st = samc_frames_from_memory(frames, (int)dims[0], (int)dims[1], (int)dims[2], &fr, err);
+    free(frames);
+    samc_video_options opt = samc_video_default_options();
+    opt.fill_hole_area = (float)attr_or(d, "/inputs", "fill_hole_area", opt.fill_hole_area);
+    opt.non_overlap_masks = attr_or(d, "/inputs", "non_overlap_masks", 0) != 0;
+    opt.add_all_frames_to_correct_as_cond = attr_or(d, "/inputs", "add_all_frames_to_correct_as_cond", 0) != 0;
+    opt.clear_non_cond_mem_around_input = attr_or(d, "/inputs", "clear_non_cond_mem_around_input", 0) != 0;
+    samc_video *v = NULL;
+    samc_sam2_set_trace(r->model, parity_on_trace, r);
+    if (!st)
+        st = samc_video_init(r->model, fr, &opt, &v, err);
+    for (int t = 0; !st && t < samc_video_num_frames(v); t++) { /* init_state loads every frame */
+        samc_tensor x = {0};
+        st = samc_video_preprocess_frame(v, t, &x, err);
+        samc_tensor_release(&x);
+    }
+    for (int k = 0; !st; k++) {
+        char g[64];
+        snprintf(g, sizeof g, "/inputs/prompts/%d", k);
+        if (!samc_dump_exists(d, g))
+            break;
+        st = apply_prompt(r, v, k, err);
+    }
+    if (!st) {
+        const double start = attr_or(d, "/inputs", "start_frame_idx", -1);
+        const double maxf = attr_or(d, "/inputs", "max_frame_num_to_track", -1);
+        st = samc_video_propagate(v, (int)start, (int)maxf, attr_or(d, "/inputs", "reverse", 0) != 0, frame_cb, r, err);
+    }
+    samc_sam2_set_trace(r->model, NULL, NULL);
+    samc_video_free(v);
+    return st;
+}
