@@ -43,7 +43,7 @@ bool samc_sam2_is_layer_name(const samc_sam2_model *m, const char *layer)
         "image_encoder.trunk.patch_embed", "image_encoder.neck", "sam_prompt_encoder",
         "sam_mask_decoder", "sam_mask_decoder.transformer", "sam_mask_decoder.conv_s0",
         "sam_mask_decoder.conv_s1", "memory_encoder", "memory_encoder.mask_downsampler", "memory_attention",
-        "obj_ptr_proj"};
+        "obj_ptr_proj", "@prepare_memory_conditioned_features", "mask_downsample", "obj_ptr_tpos_proj"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (!strcmp(layer, fixed[i]))
             return true;

@@ -2,6 +2,7 @@
  * memory tokens (conditioning frames, the previous num_maskmem-1 frames,
  * object pointers) and memory attention over them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +231,40 @@ static samc_status attend(samc_sam2_model *m, const samc_track_in *in, mem_build
     return st;
 }
 
+/* The trace record: out/0 and, as "in/..." slots, the object's memory bank
+ * as the official call received it (output_dict.<kind>.<t>.<field>). */
+static samc_status trace_prepare(samc_sam2_model *m, const samc_track_in *in, const samc_tensor *pix, samc_error *err)
+{
+    const int n_entries = in->cond->n + in->non_cond->n, max_slots = 1 + 3 * n_entries;
+    char (*names)[96] = malloc((size_t)max_slots * sizeof *names);
+    const char **slots = malloc((size_t)max_slots * sizeof *slots);
+    const samc_tensor **t = malloc((size_t)max_slots * sizeof *t);
+    if (!names || !slots || !t) {
+        free(names), free(slots), free(t);
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    }
+    int n = 0;
+    slots[n] = "0", t[n++] = pix;
+    for (int kind = 0; kind < 2; kind++) {
+        const samc_frame_dict *d = kind ? in->non_cond : in->cond;
+        const char *kn = kind ? "non_cond_frame_outputs" : "cond_frame_outputs";
+        for (int i = 0; i < d->n; i++) {
+            const samc_frame_out *o = &d->items[i];
+            if (o->has_mem) {
+                snprintf(names[n], 96, "in/output_dict.%s.%d.maskmem_features", kn, o->frame_idx);
+                slots[n] = names[n], t[n++] = &o->maskmem;
+            }
+            snprintf(names[n], 96, "in/output_dict.%s.%d.pred_masks", kn, o->frame_idx);
+            slots[n] = names[n], t[n++] = &o->pred_masks;
+            snprintf(names[n], 96, "in/output_dict.%s.%d.obj_ptr", kn, o->frame_idx);
+            slots[n] = names[n], t[n++] = &o->obj_ptr;
+        }
+    }
+    m->trace(m->trace_user, "@prepare_memory_conditioned_features", n, slots, t);
+    free(names), free(slots), free(t);
+    return SAMC_OK;
+}
+
 samc_status samc_sam2_prepare_memory(samc_sam2_model *m, const samc_track_in *in, samc_tensor *pix, samc_error *err)
 {
     const samc_sam2_config *c = &m->cfg;
@@ -259,10 +294,7 @@ samc_status samc_sam2_prepare_memory(samc_sam2_model *m, const samc_track_in *in
         free(sel), free(b.mem), free(b.pos);
         samc_tensor_release(&pe);
     }
-    if (!st && m->trace) {
-        static const char *const slot0[] = {"0"};
-        const samc_tensor *t = pix;
-        m->trace(m->trace_user, "@prepare_memory_conditioned_features", 1, slot0, &t);
-    }
+    if (!st && m->trace)
+        st = trace_prepare(m, in, pix, err);
     return st;
 }

@@ -241,7 +241,7 @@ static samc_status run_one(parity_run *r, int rec, outputs *o, samc_error *err)
         return run_prompt_encoder(r, rec, ops, o, err);
     if (sscanf(mod, "sam_mask_decoder.transformer.layers.%d", &idx) == 1)
         return run_twoway_layer(r, rec, ops, idx, o, err);
-    if (!strncmp(mod, "memory_", 7) || !strcmp(mod, "obj_ptr_proj"))
+    if (!strncmp(mod, "memory_", 7) || !strcmp(mod, "obj_ptr_proj") || !strcmp(mod, "@prepare_memory_conditioned_features"))
         return run_video_point(r, rec, mod, o, err);
     return run_composite(r, rec, mod, o, err);
 }

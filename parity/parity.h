@@ -68,4 +68,9 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
 void samc_parity_metrics(const float *out, const float *ref, int64_t n, double *max_abs, double *rel,
                          double *nmse);
 
+/* Elements of out that differ from ref by exactly one bfloat16 step (a
+ * rounding flip of stored bf16 memory); *first = the first such index,
+ * *other = elements that differ by more. */
+int64_t samc_parity_bf16_flips(const float *out, const float *ref, int64_t n, int64_t *first, int64_t *other);
+
 #endif

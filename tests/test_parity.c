@@ -107,12 +107,28 @@ static void test_tolerance_bisects(void **s)
     free(path);
 }
 
+/* A bf16 rounding flip is named as such; a larger difference is not. */
+static void test_bf16_flip_detection(void **s)
+{
+    (void)s;
+    const float ref[4] = {0.0196533203f, 1.5f, -3.0f, 0.25f};
+    float out[4] = {0.0197753906f, 1.5f, -3.0f, 0.25f}; /* one bf16 step above ref[0] */
+    int64_t first, other;
+    assert_int_equal(samc_parity_bf16_flips(out, ref, 4, &first, &other), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(other, 0);
+    out[2] = -3.05f; /* several bf16 steps: not a flip */
+    assert_int_equal(samc_parity_bf16_flips(out, ref, 4, &first, &other), 1);
+    assert_int_equal(other, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rejects_unusable_dumps),
         cmocka_unit_test(test_fixture_passes),
         cmocka_unit_test(test_tolerance_bisects),
+        cmocka_unit_test(test_bf16_flip_detection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
