@@ -1,6 +1,5 @@
 /* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
  * images, threads over panels of output pixels; the plain Conv2d layer. */
-#include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
@@ -63,12 +62,10 @@ static void conv_panel(const samc_conv2d *c, const float *x, int H, int W, int W
         const float *wg = c->w + (int64_t)g * cout_g * K;
         float *yg = y + (int64_t)g * cout_g * HWo + p0;
         if (is_pointwise(c)) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout_g, n, K, 1.0f, wg, K,
-                        x + p0, (int)HWo, 1.0f, yg, (int)HWo);
+            fast_sgemm(cout_g, n, K, wg, K, 1, x + p0, HWo, 0, yg, HWo, 1);
         } else {
             im2col(c, x, H, W, Wo, g, p0, n, col);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout_g, n, K, 1.0f, wg, K, col, n,
-                        1.0f, yg, (int)HWo);
+            fast_sgemm(cout_g, n, K, wg, K, 1, col, n, 0, yg, HWo, 1);
         }
     }
 }

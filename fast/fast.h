@@ -41,11 +41,28 @@ void fast_ws_free(void *ws);
  * x rows are ldx floats apart, y rows ldy. */
 void fast_linear(int nt, const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y,
                  int64_t ldy, int accumulate);
-/* The same on the calling thread only (inside a parallel region). */
-void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y,
+/* The same on the calling thread only (inside a parallel region); Wp is
+ * l->w packed by fast_pack_linear, or NULL (then packed here, per call). */
+void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, const float *Wp, float *y,
                     int64_t ldy, int accumulate);
-/* C = A B (row-major, A m x k, B k x n), one thread. */
-void fast_gemm_nn(int m, int n, int k, const float *A, int lda, const float *B, int ldb, float *C, int ldc);
+/* Pack l->w into Wp (fast_pack_size(l->out, l->in) floats). */
+void fast_pack_linear(const samc_linear *l, float *Wp);
+/* B pre-packed for fast_sgemm_packed: fast_pack_size(N, K) floats, filled
+ * by fast_pack_b (same B conventions as fast_sgemm). Packing a weight once
+ * per layer call and sharing it across threads and row chunks is what
+ * keeps the per-chunk GEMMs at kernel speed. */
+size_t fast_pack_size(int N, int K);
+void fast_pack_b(int N, int K, const float *B, int64_t ldb, int transb, float *Bp);
+void fast_sgemm_packed(int M, int N, int K, const float *A, int64_t rsa, int64_t csa, const float *Bp, float *C,
+                       int64_t ldc, int accumulate);
+/* The calling thread's packing buffer `which` (0: fast_sgemm's own, 1:
+ * free for a layer), at least n floats; NULL when out of memory. */
+float *fast_pack_buffer(int which, size_t n);
+/* C (M x N) = A (M x K) B (K x N) (+ C when accumulate), one thread
+ * (sgemm.c). A(i,k) = A[i*rsa + k*csa]; B(k,n) = B[k*ldb + n], or
+ * B[n*ldb + k] when transb (B given as N x K, e.g. a linear weight). */
+void fast_sgemm(int M, int N, int K, const float *A, int64_t rsa, int64_t csa, const float *B, int64_t ldb,
+                int transb, float *C, int64_t ldc, int accumulate);
 
 /* ---- element-wise and row kernels (kernels.c) ----------------------------- */
 
@@ -71,14 +88,18 @@ void fast_transpose(const float *src, int64_t lds, int rows, int cols, float *ds
 /* Rows per block of the score matrix: S (ATT_BLOCK x Lk) is the only
  * quadratic buffer, per thread. */
 #define FAST_ATT_BLOCK 64
+/* Leading dimension for a row of n floats that sgemm reads as its A
+ * operand: a multiple of 256 floats would put every row of a 12-row block
+ * in the same L1 set (4 KiB aliasing), so it is padded by 16. */
+static inline int64_t fast_ld(int64_t n) { return n % 256 == 0 ? n + 16 : n; }
 
 /* One head, rows [r0, r0+nr) of the queries: out = softmax(scale q k^T) v.
- * q/k/v/out rows ld* floats apart, d = head width. s: scratch >= nr * Lk. */
+ * q/k/v/out rows ld* floats apart, d = head width. s: scratch >= nr * fast_ld(Lk). */
 void fast_attention_rows(const float *q, int64_t ldq, const float *k, int64_t ldk, const float *v,
                          int64_t ldv, int nr, int Lk, int d, float scale, float *out, int64_t ldo,
                          float *s);
 /* All heads of a multi-head attention (head h owns columns [h*d, (h+1)*d)),
- * parallel over (head, row block). s: nt * FAST_ATT_BLOCK * Lk floats. */
+ * parallel over (head, row block). s: nt * FAST_ATT_BLOCK * fast_ld(Lk) floats. */
 void fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k, int64_t ldk,
                        const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale,
                        float *out, int64_t ldo, float *s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast.h"
+#include "simd.h"
 
 /* OpenBLAS's threading: 0 sequential, 1 pthreads, 2 OpenMP. */
 extern int openblas_get_parallel(void);
@@ -39,11 +40,37 @@ int fast_threads(const samc_ctx *ctx)
     return n > 0 ? n : 1;
 }
 
-void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y,
+void fast_pack_linear(const samc_linear *l, float *Wp) { fast_pack_b(l->out, l->in, l->w, l->in, 1, Wp); }
+
+/* y = x W^T (+ b) (+ y): one or two rows are a matrix-vector product
+ * (packing W would cost more than the product). */
+static void linear_rows_dot(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y, int64_t ldy,
+                            int accumulate)
+{
+    for (int64_t r = 0; r < rows; r++)
+        for (int o = 0; o < l->out; o++) {
+            const float *w = l->w + (int64_t)o * l->in, *xr = x + r * ldx;
+            vf va = vset1(0.0f);
+            int i = 0;
+            for (; i + VL <= l->in; i += VL)
+                va = vfma(vload(xr + i), vload(w + i), va);
+            float acc = vhsum(va);
+            for (; i < l->in; i++)
+                acc += xr[i] * w[i];
+            const float v = acc + (l->b ? l->b[o] : 0.0f);
+            y[r * ldy + o] = accumulate ? y[r * ldy + o] + v : v;
+        }
+}
+
+void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, const float *Wp, float *y,
                     int64_t ldy, int accumulate)
 {
     if (rows <= 0)
         return;
+    if (!Wp && rows <= 2) {
+        linear_rows_dot(x, ldx, rows, l, y, ldy, accumulate);
+        return;
+    }
     if (l->b) {
         if (accumulate)
             fast_add_bias_rows(y, ldy, rows, l->b, l->out);
@@ -51,9 +78,10 @@ void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear
             for (int64_t r = 0; r < rows; r++)
                 memcpy(y + r * ldy, l->b, (size_t)l->out * sizeof *y);
     }
-    const float beta = (l->b || accumulate) ? 1.0f : 0.0f;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, l->out, l->in, 1.0f, x, (int)ldx,
-                l->w, l->in, beta, y, (int)ldy);
+    if (Wp)
+        fast_sgemm_packed((int)rows, l->out, l->in, x, ldx, 1, Wp, y, ldy, l->b || accumulate);
+    else
+        fast_sgemm((int)rows, l->out, l->in, x, ldx, 1, l->w, l->in, 1, y, ldy, l->b || accumulate);
 }
 
 void fast_linear(int nt, const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y,
@@ -64,9 +92,13 @@ void fast_linear(int nt, const float *x, int64_t ldx, int64_t rows, const samc_l
     while (np > 1 && rows / np < 64)
         np--;
     if (np <= 1) {
-        fast_linear_1t(x, ldx, rows, l, y, ldy, accumulate);
+        fast_linear_1t(x, ldx, rows, l, NULL, y, ldy, accumulate);
         return;
     }
+    /* one packed copy of W for all threads (the caller's buffer 1) */
+    float *Wp = fast_pack_buffer(1, fast_pack_size(l->out, l->in));
+    if (Wp)
+        fast_pack_linear(l, Wp);
 #pragma omp parallel num_threads(np)
     {
         const int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -75,11 +107,6 @@ void fast_linear(int nt, const float *x, int64_t ldx, int64_t rows, const samc_l
         const int64_t g0 = groups * t / n, g1 = groups * (t + 1) / n;
         const int64_t r0 = g0 * 16, r1 = g1 * 16 < rows ? g1 * 16 : rows;
         if (r1 > r0)
-            fast_linear_1t(x + r0 * ldx, ldx, r1 - r0, l, y + r0 * ldy, ldy, accumulate);
+            fast_linear_1t(x + r0 * ldx, ldx, r1 - r0, l, Wp, y + r0 * ldy, ldy, accumulate);
     }
-}
-
-void fast_gemm_nn(int m, int n, int k, const float *A, int lda, const float *B, int ldb, float *C, int ldc)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
 }

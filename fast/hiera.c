@@ -40,12 +40,14 @@ samc_status samc_fast_patch_embed(samc_ctx *ctx, const samc_conv2d *proj, const 
     const int nt = fast_threads(ctx);
     const int K = cin * kh * kw;
     const size_t per = (size_t)Wo * K;
-    const size_t counts[1] = {per * nt};
-    float *col;
-    samc_status st = fast_ws_get(ctx, 1, counts, &col);
+    const size_t counts[2] = {per * nt, fast_pack_size(C, K)};
+    float *buf[2];
+    samc_status st = fast_ws_get(ctx, 2, counts, buf);
     if (st)
         return st;
+    float *col = buf[0], *Wp = buf[1];
     const samc_linear lin = {proj->w, proj->b, K, C};
+    fast_pack_linear(&lin, Wp);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int row = 0; row < B * Ho; row++) {
         const int b = row / Ho, oy = row % Ho;
@@ -64,7 +66,7 @@ samc_status samc_fast_patch_embed(samc_ctx *ctx, const samc_conv2d *proj, const 
                     }
                 }
         }
-        fast_linear_1t(cb, K, Wo, &lin, out->data + (int64_t)row * Wo * C, C, 0);
+        fast_linear_1t(cb, K, Wo, &lin, Wp, out->data + (int64_t)row * Wo * C, C, 0);
     }
     return SAMC_OK;
 }
@@ -215,27 +217,31 @@ static size_t attn_scratch_per_thread(const geom *g, int global)
 {
     const size_t L = (size_t)g->wh * g->ww, Lq = (size_t)g->qh * g->qw, hd = (size_t)g->hd;
     if (global)
-        return (size_t)FAST_ATT_BLOCK * L;
-    return 2 * L * hd + 2 * Lq * hd + Lq * L;
+        return (size_t)FAST_ATT_BLOCK * fast_ld((int64_t)L);
+    return 2 * L * hd + 2 * Lq * hd + Lq * fast_ld((int64_t)L);
 }
 
 #define MLP_CHUNK 128
 
 /* x += fc2(GELU(fc1(norm2(x)))) in chunks of MLP_CHUNK rows per thread. */
-static void mlp_residual(int nt, const samc_hiera_block *blk, float *y, int64_t rows, float *scratch)
+static void mlp_residual(int nt, const samc_hiera_block *blk, float *y, int64_t rows, float *scratch,
+                         float *W1p, float *W2p)
 {
+    fast_pack_linear(&blk->mlp_fc1, W1p);
+    fast_pack_linear(&blk->mlp_fc2, W2p);
     const int D = blk->dim_out, hidden = blk->mlp_fc1.out;
-    const int64_t nch = (rows + MLP_CHUNK - 1) / MLP_CHUNK;
-    const size_t per = (size_t)MLP_CHUNK * (D + hidden);
+    const int64_t ldh = fast_ld(hidden), nch = (rows + MLP_CHUNK - 1) / MLP_CHUNK;
+    const size_t per = (size_t)MLP_CHUNK * (D + ldh);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t c = 0; c < nch; c++) {
         float *n = scratch + per * omp_get_thread_num(), *h = n + (size_t)MLP_CHUNK * D;
         const int64_t r0 = c * MLP_CHUNK, nr = rows - r0 < MLP_CHUNK ? rows - r0 : MLP_CHUNK;
         float *yr = y + r0 * D;
         fast_layer_norm_rows(yr, D, nr, &blk->norm2, n, D);
-        fast_linear_1t(n, D, nr, &blk->mlp_fc1, h, hidden, 0);
-        fast_gelu(h, nr * hidden);
-        fast_linear_1t(h, hidden, nr, &blk->mlp_fc2, yr, D, 1);
+        fast_linear_1t(n, D, nr, &blk->mlp_fc1, W1p, h, ldh, 0);
+        for (int64_t r = 0; r < nr; r++)
+            fast_gelu(h + r * ldh, hidden);
+        fast_linear_1t(h, ldh, nr, &blk->mlp_fc2, W2p, yr, D, 1);
     }
 }
 
@@ -251,16 +257,18 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     const int nt = fast_threads(ctx), D = g.D, global = blk->window == 0;
     const int64_t rows = (int64_t)g.B * g.H * g.W, orows = (int64_t)g.B * g.Ho * g.Wo;
     const size_t att = attn_scratch_per_thread(&g, global);
-    const size_t mlp = (size_t)MLP_CHUNK * (D + blk->mlp_fc1.out);
-    const size_t counts[5] = {
+    const size_t mlp = (size_t)MLP_CHUNK * (D + fast_ld(blk->mlp_fc1.out));
+    const size_t counts[7] = {
         (size_t)rows * g.dim,                                  /* xn */
         (size_t)rows * 3 * D,                                  /* qkv */
         (size_t)orows * D,                                     /* attn */
         (size_t)nt * (att > mlp ? att : mlp),                  /* per-thread scratch */
         blk->has_proj && g.s > 1 ? (size_t)rows * D : 0,       /* unpooled shortcut */
+        fast_pack_size(blk->mlp_fc1.out, blk->mlp_fc1.in),     /* packed fc1, fc2 */
+        fast_pack_size(blk->mlp_fc2.out, blk->mlp_fc2.in),
     };
-    float *buf[5];
-    if ((st = fast_ws_get(ctx, 5, counts, buf)))
+    float *buf[7];
+    if ((st = fast_ws_get(ctx, 7, counts, buf)))
         return st;
     float *xn = buf[0], *qkv = buf[1], *attn = buf[2], *scr = buf[3], *sc = buf[4];
     const size_t scr_per = counts[3] / nt;
@@ -301,6 +309,6 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     /* x = shortcut + proj(attn) */
     fast_linear(nt, attn, D, orows, &blk->attn_proj, out->data, D, 1);
     /* x = x + mlp(norm2(x)) */
-    mlp_residual(nt, blk, out->data, orows, scr);
+    mlp_residual(nt, blk, out->data, orows, scr, buf[5], buf[6]);
     return SAMC_OK;
 }

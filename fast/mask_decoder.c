@@ -3,7 +3,6 @@
  * output_upscaling as one sgemm each ((cout*4) x cin times cin x pixels,
  * then a scatter of the four taps with the bias), LayerNorm2d and GELU
  * vectorised, the hypernetwork product as one sgemm over pixel panels. */
-#include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
@@ -25,17 +24,18 @@ static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int 
         const int64_t p0 = p * PIX_PANEL;
         const int n = (int)(hw - p0 < PIX_PANEL ? hw - p0 : PIX_PANEL);
         float *zt = z + (size_t)omp_get_thread_num() * N * PIX_PANEL;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, n, c->cin, 1.0f, c->w, N, x + p0, (int)hw, 0.0f,
-                    zt, n);
+        fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, n, 0);
         for (int o = 0; o < c->cout; o++) {
             const float b = c->b ? c->b[o] : 0.0f;
             float *yo = y + (int64_t)o * hw * k * k;
             for (int dy = 0; dy < k; dy++)
                 for (int dx = 0; dx < k; dx++) {
                     const float *zr = zt + (int64_t)((o * k + dy) * k + dx) * n;
+                    int64_t iy = p0 / w, ix = p0 % w;
                     for (int j = 0; j < n; j++) {
-                        const int64_t pix = p0 + j, iy = pix / w, ix = pix % w;
                         yo[(iy * k + dy) * W + ix * k + dx] = zr[j] + b;
+                        if (++ix == w)
+                            ix = 0, iy++;
                     }
                 }
         }
@@ -60,7 +60,7 @@ static void mlp_row(const samc_mlp *m, const float *x, float *a, float *b, float
     for (int l = 0; l < m->num_layers; l++) {
         const samc_linear *lin = &m->layers[l];
         float *dst = l == m->num_layers - 1 ? y : (l % 2 ? b : a);
-        fast_linear_1t(in, lin->in, 1, lin, dst, lin->out, 0);
+        fast_linear_1t(in, lin->in, 1, lin, NULL, dst, lin->out, 0);
         if (l < m->num_layers - 1)
             fast_relu(dst, lin->out);
         in = dst;
@@ -155,8 +155,7 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         for (int64_t p = 0; p < np; p++) {
             const int64_t p0 = p * PIX_PANEL;
             const int n = (int)(HW - p0 < PIX_PANEL ? HW - p0 : PIX_PANEL);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, n, c2, 1.0f, hyper, c2, up + p0, (int)HW,
-                        0.0f, mb + p0, (int)HW);
+            fast_sgemm((int)M, n, c2, hyper, c2, 1, up + p0, HW, 0, mb + p0, HW, 0);
         }
     }
     return SAMC_OK;

@@ -20,7 +20,7 @@ static samc_status tw_buf_get(samc_ctx *ctx, int nt, int Nq, int Nk, int D, int 
 {
     const size_t big = (size_t)(Nq > Nk ? Nq : Nk);
     const size_t counts[9] = {(size_t)Nq * D, (size_t)Nk * D, big * D, (size_t)Nq * (hidden > 0 ? hidden : 1),
-                              big * C, big * C, big * C, big * C, (size_t)nt * FAST_ATT_BLOCK * big};
+                              big * C, big * C, big * C, big * C, (size_t)nt * FAST_ATT_BLOCK * fast_ld((int64_t)big)};
     float *p[9];
     samc_status st = fast_ws_get(ctx, 9, counts, p);
     if (st)
