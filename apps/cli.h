@@ -19,6 +19,7 @@ samc_status cli_parse_int(const char *flag, const char *s, int lo, int hi, int *
 int cmd_segment(int argc, char **argv);
 int cmd_parity(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 #endif

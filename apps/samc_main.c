@@ -16,6 +16,11 @@ static void usage(FILE *f)
             "                         [--multimask] [--impl ref|fast] [--impl-override LAYER=IMPL]\n"
             "                         [--max-hole-area A] [--max-sprinkle-area A] [--threads N] --out DIR\n"
             "            without --model: the bundled demo model and image\n"
+            "  track     track objects through a video (a directory of numbered JPEG frames)\n"
+            "            samc track --model CKPT [--config NAME|FILE.json] --frames DIR\n"
+            "                       --prompt FRAME:OBJ:point=X,Y[,L] | FRAME:OBJ:box=X0,Y0,X1,Y1 |\n"
+            "                                FRAME:OBJ:mask=PNG ...  [--reverse] [--start N] [--max-frames N]\n"
+            "                       [--impl ref|fast] --out DIR\n"
             "  parity    compare samc with a PyTorch parity dump, layer by layer\n"
             "            samc parity DUMP.h5 [--impl ref|fast] [--impl-override LAYER=IMPL ...]\n"
             "                        [--isolated] [--tol X] [--json FILE]\n"
@@ -24,7 +29,7 @@ static void usage(FILE *f)
             "  bench     time the image encoder, prompt -> masks and end to end (ref and/or fast)\n"
             "            samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
             "                       [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
-            "                       [--sgemm]   (random seeded weights without --model)\n");
+            "                       [--prompts N] [--sgemm]   (random seeded weights without --model)\n");
 }
 
 int main(int argc, char **argv)
@@ -37,6 +42,8 @@ int main(int argc, char **argv)
         return cmd_segment(argc - 1, argv + 1);
     if (!strcmp(argv[1], "parity"))
         return cmd_parity(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "track"))
+        return cmd_track(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info"))
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(argv[1], "bench"))

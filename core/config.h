@@ -124,7 +124,11 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
 samc_status samc_sam2_config_from_json_file(const char *path, samc_sam2_config *cfg,
                                             samc_error *err);
 
-/* Resolve a --config argument: a preset name, or a path to a JSON file. */
+/* The config_json of a parity dump (.h5). */
+samc_status samc_sam2_config_from_h5(const char *path, samc_sam2_config *cfg, samc_error *err);
+
+/* Resolve a --config argument: a preset name, a path to a JSON file, or a
+ * parity dump (.h5) whose /model/config_json is used. */
 samc_status samc_sam2_config_resolve(const char *name_or_path, samc_sam2_config *cfg,
                                      samc_error *err);
 

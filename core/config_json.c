@@ -361,6 +361,8 @@ samc_status samc_sam2_config_from_json_file(const char *path, samc_sam2_config *
 samc_status samc_sam2_config_resolve(const char *s, samc_sam2_config *cfg, samc_error *err)
 {
     size_t n = strlen(s);
+    if (n > 3 && !strcmp(s + n - 3, ".h5"))
+        return samc_sam2_config_from_h5(s, cfg, err);
     if ((n > 5 && !strcmp(s + n - 5, ".json")) || strchr(s, '/'))
         return samc_sam2_config_from_json_file(s, cfg, err);
     return samc_sam2_config_preset(s, cfg, err);

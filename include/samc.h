@@ -88,6 +88,65 @@ int samc_predictor_low_res_size(const samc_predictor *p);
 /* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
 const char *samc_predictor_config_name(const samc_predictor *p);
 
+/* ---- video: SAM2VideoPredictor -------------------------------------------
+ *
+ *   samc_tracker *t;
+ *   samc_tracker_load("sam2.1_hiera_tiny.pt", NULL, &t, &err);
+ *   samc_tracker_open_frames_dir(t, "video_frames/", &err);   // 00000.jpg, 00001.jpg, ...
+ *   float pt[2] = {210, 350}; int32_t lab[1] = {1};
+ *   samc_tracker_add_points(t, 0, 1, pt, lab, 1, NULL, 1, NULL, &err);  // frame 0, object 1
+ *   samc_tracker_propagate(t, -1, -1, 0, on_frame, user, &err);   // on_frame gets every frame's masks
+ *   samc_tracker_free(t);
+ *
+ * Objects are identified by caller-chosen integer ids and tracked
+ * independently; prompts may be added on any frame, also after tracking. */
+
+typedef struct samc_tracker samc_tracker;
+
+typedef struct samc_frame_masks {
+    int frame_idx;
+    int n_obj;
+    int height, width;           /* the video resolution */
+    const int *obj_ids;          /* n_obj */
+    const float *logits;         /* n_obj * height * width mask logits (> 0: object) */
+    const float *object_scores;  /* n_obj object-score logits (<= 0: object absent) */
+} samc_frame_masks;
+
+typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
+
+samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err);
+void samc_tracker_free(samc_tracker *t);
+samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
+samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);
+/* SAM2VideoPredictor options: fill_hole_area (8 by default as
+ * build_sam2_video_predictor; 0 turns it off) and non_overlap_masks (0). Set
+ * before opening frames. */
+samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err);
+
+/* init_state: a directory of JPEG frames named by number, or frames in
+ * memory (T * h * w * 3 RGB, copied). Replaces any previous video. */
+samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
+samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
+
+/* add_new_points_or_box on frame `frame` for object `obj_id`: n points
+ * (x,y in video pixels) with labels (1 fg, 0 bg), and/or a box (x0,y0,x1,y1;
+ * requires clear_old_points). `out` (may be NULL) receives the masks of all
+ * objects on that frame; they stay valid until the next call on t. */
+samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
+                                    int n, const float *box, int clear_old_points, samc_frame_masks *out,
+                                    samc_error *err);
+/* add_new_mask: mask h x w, nonzero = object (resized to the model input). */
+samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const float *mask, int h, int w,
+                                  samc_frame_masks *out, samc_error *err);
+/* propagate_in_video: from `start` (< 0: the first prompted frame), at most
+ * max_frames frames (< 0: all), forward or reverse; `cb` per frame. */
+samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, int reverse, samc_frame_masks_cb cb,
+                                   void *user, samc_error *err);
+samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err);
+samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err);
+void samc_tracker_reset(samc_tracker *t);
+int samc_tracker_num_frames(const samc_tracker *t);
+
 #ifdef __cplusplus
 }
 #endif

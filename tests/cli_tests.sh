@@ -85,5 +85,34 @@ if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "not an HDF5 parity dump" "$TMP/s
 "$SAMC" parity "$SRC/fixtures/ckpt/tiny_c_f32.pt" --tol -1 >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
 if [ $rc -eq 2 ] && grep -q "\-\-tol" "$TMP/stderr"; then ok "parity bad --tol"; else bad "parity bad --tol (rc $rc)"; fi
 
+# --- video: samc track ----------------------------------------------------------
+VD="$SRC/fixtures/video/tiny_v1_sam21_s128.h5"
+VF="$SRC/fixtures/video/tiny_v1_sam21_s128_frames"
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:1:point=50,40,1 --prompt 2:2:box=70,20,130,80 \
+     --out "$TMP/trk" >"$TMP/stdout" 2>"$TMP/stderr" && [ -s "$TMP/trk/masks/00004_obj2.png" ] &&
+   [ -s "$TMP/trk/overlay/00003.png" ] && grep -q '"object_score"' "$TMP/trk/track.json"; then
+  ok "track forward, two objects"
+else
+  bad "track forward: $(cat "$TMP/stderr")"
+fi
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 3:1:point=50,40,1 --reverse --max-frames 1 \
+     --out "$TMP/trk_rev" >/dev/null 2>"$TMP/stderr" && [ -s "$TMP/trk_rev/masks/00002_obj1.png" ] &&
+   [ ! -e "$TMP/trk_rev/masks/00001_obj1.png" ]; then
+  ok "track reverse with --max-frames"
+else
+  bad "track reverse: $(cat "$TMP/stderr")"
+fi
+mkdir -p "$TMP/empty" "$TMP/notimg" "$TMP/mixed"
+printf 'not a jpeg' >"$TMP/notimg/00000.jpg"
+cp "$VF/00000.jpg" "$TMP/mixed/00000.jpg"
+cp "$SRC/fixtures/video/tiny_v2_sam20_s128_frames/00001.jpg" "$TMP/mixed/00001.jpg"
+expect_fail track_empty_dir "no JPEG frames" track --model "$VD" --config "$VD" --frames "$TMP/empty" --prompt 0:1:point=1,1
+expect_fail track_not_image "not a readable image" track --model "$VD" --config "$VD" --frames "$TMP/notimg" --prompt 0:1:point=1,1
+expect_fail track_sizes "but the first frame is" track --model "$VD" --config "$VD" --frames "$TMP/mixed" --prompt 0:1:point=1,1
+expect_fail track_frame_range "outside the video" track --model "$VD" --config "$VD" --frames "$VF" --prompt 9:1:point=1,1
+expect_fail track_no_prompt "no --prompt" track --model "$VD" --config "$VD" --frames "$VF"
+expect_fail track_bad_prompt "FRAME:OBJ" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:point=1,1
+expect_fail track_missing_dir "cannot open frames directory" track --model "$VD" --config "$VD" --frames "$TMP/nope" --prompt 0:1:point=1,1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

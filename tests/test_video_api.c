@@ -1,0 +1,144 @@
+/* test_video_api.c - the tracker API (include/samc.h) on the committed video
+ * fixture: official outputs reproduced through the public calls, every
+ * predictor operation, and the bad uses the video issue lists. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity/dump.h"
+#include "parity/parity.h"
+#include "samc.h"
+#include "util/testutil.h"
+
+typedef struct cmp_ctx {
+    samc_dump *d;
+    int frames, objs_seen;
+    double worst;
+} cmp_ctx;
+
+static samc_status compare_frame(void *user, const samc_frame_masks *m)
+{
+    cmp_ctx *c = user;
+    const int64_t hw = (int64_t)m->height * m->width;
+    for (int k = 0; k < m->n_obj; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "/outputs/frames/%d/%d/mask_logits", m->frame_idx, m->obj_ids[k]);
+        samc_tensor ref = {0};
+        if (samc_dump_read(c->d, path, &ref, NULL))
+            continue;
+        double max_abs, rel, nmse;
+        samc_parity_metrics(m->logits + k * hw, ref.data, hw, &max_abs, &rel, &nmse);
+        c->worst = rel > c->worst ? rel : c->worst;
+        c->objs_seen++;
+        samc_tensor_release(&ref);
+    }
+    c->frames++;
+    return SAMC_OK;
+}
+
+static samc_tracker *open_v1(samc_dump **d)
+{
+    char *path = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
+    samc_tracker *t = NULL;
+    samc_error e = {0};
+    assert_int_equal(samc_tracker_load(path, path, &t, &e), SAMC_OK);
+    assert_int_equal(samc_dump_open(path, d, &e), SAMC_OK);
+    uint8_t *frames = NULL;
+    int nd;
+    int64_t dims[4];
+    assert_int_equal(samc_dump_read_u8(*d, "/inputs/frames_u8", &frames, &nd, dims, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_open_frames(t, frames, (int)dims[0], (int)dims[1], (int)dims[2], &e), SAMC_OK);
+    free(frames);
+    free(path);
+    return t;
+}
+
+/* The fixture's prompts (tools/make_fixtures.sh, V1) through the API. */
+static void test_reproduces_official(void **s)
+{
+    (void)s;
+    samc_dump *d;
+    samc_tracker *t = open_v1(&d);
+    samc_error e = {0};
+    float p1[2] = {50, 40}, p2[2] = {90, 60}, p3[2] = {60, 45}, box[4] = {70, 20, 130, 80};
+    int32_t pos[1] = {1}, neg[1] = {0};
+    samc_frame_masks out;
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, p1, pos, 1, NULL, 1, &out, &e), SAMC_OK);
+    assert_int_equal(out.n_obj, 1);
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, p2, neg, 1, NULL, 0, NULL, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_add_points(t, 2, 2, NULL, NULL, 0, box, 1, &out, &e), SAMC_OK);
+    assert_int_equal(out.n_obj, 2);
+    assert_int_equal(samc_tracker_add_points(t, 3, 1, p3, pos, 1, NULL, 1, NULL, &e), SAMC_OK);
+    cmp_ctx c = {.d = d};
+    assert_int_equal(samc_tracker_propagate(t, 2, -1, 0, compare_frame, &c, &e), SAMC_OK);
+    assert_int_equal(c.frames, 3);       /* frames 2, 3, 4 */
+    assert_int_equal(c.objs_seen, 6);
+    assert_true(c.worst <= 1e-5);
+    /* A new object after tracking started, then reverse propagation. */
+    float p4[2] = {20, 20};
+    assert_int_equal(samc_tracker_add_points(t, 4, 7, p4, pos, 1, NULL, 1, &out, &e), SAMC_OK);
+    assert_int_equal(out.n_obj, 3);
+    c = (cmp_ctx){.d = NULL};
+    assert_int_equal(samc_tracker_propagate(t, 4, 2, 1, NULL, NULL, &e), SAMC_OK);
+    samc_tracker_free(t);
+    samc_dump_close(d);
+}
+
+static void test_bad_uses(void **s)
+{
+    (void)s;
+    samc_dump *d;
+    samc_tracker *t = open_v1(&d);
+    samc_error e = {0};
+    assert_int_equal(samc_tracker_propagate(t, -1, -1, 0, NULL, NULL, &e), SAMC_ERR_ARG); /* before any prompt */
+    assert_non_null(strstr(e.msg, "no points"));
+    float p[2] = {10, 10};
+    int32_t l[1] = {1};
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_add_points(t, 5, 1, p, l, 1, NULL, 1, NULL, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "frame index 5"));
+    e = (samc_error){0};
+    int32_t bad[1] = {7};
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, p, bad, 1, NULL, 1, NULL, &e), SAMC_ERR_ARG);
+    e = (samc_error){0};
+    float box[4] = {50, 10, 20, 30};
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, NULL, NULL, 0, box, 1, NULL, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "box"));
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_remove_object(t, 42, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "42"));
+    /* clearing the only prompt of an object leaves it without conditioning frames */
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, p, l, 1, NULL, 1, NULL, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_clear_frame(t, 0, 1, &e), SAMC_OK);
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_propagate(t, -1, -1, 0, NULL, NULL, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "object id 1"));
+    /* remove the last object = reset; then a fresh prompt works again */
+    assert_int_equal(samc_tracker_remove_object(t, 1, &e), SAMC_OK);
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_add_points(t, 1, 3, p, l, 1, NULL, 1, NULL, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_propagate(t, -1, 1, 0, NULL, NULL, &e), SAMC_OK);
+    samc_tracker_reset(t);
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_propagate(t, -1, -1, 0, NULL, NULL, &e), SAMC_ERR_ARG);
+    samc_tracker_free(t);
+    samc_dump_close(d);
+    /* no frames at all */
+    samc_tracker *t2 = NULL;
+    char *path = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
+    assert_int_equal(samc_tracker_load(path, path, &t2, NULL), SAMC_OK);
+    e = (samc_error){0};
+    assert_int_equal(samc_tracker_add_points(t2, 0, 1, p, l, 1, NULL, 1, NULL, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "open frames"));
+    samc_tracker_free(t2);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
