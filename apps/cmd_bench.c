@@ -5,7 +5,9 @@
  * Prints the thread count, the OpenBLAS core and threading, the SIMD path,
  * median and min/max of N runs after warm-up, effective GFLOP/s over the
  * encoder's analytic FLOP count (docs/benchmarks.md) and the fraction of the
- * FMA peak, and peak RSS (getrusage) next to the RSS of the loaded weights. */
+ * FMA peak, and peak RSS (getrusage) next to the RSS of the loaded weights.
+ * With --prompts N each run's prompt -> masks time is the best of N predicts
+ * on the run's embedding (end to end = encoder + that). */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -27,7 +29,7 @@ extern int openblas_get_parallel(void);
 
 typedef struct bench_args {
     const char *config, *model, *impl;
-    int runs, warmup, threads, size, img_w, img_h;
+    int runs, warmup, threads, size, img_w, img_h, prompts;
     double peak;  /* GFLOP/s; <= 0: 64 FLOP/cycle/core x 4.0 GHz per thread */
     bool sgemm;
 } bench_args;
@@ -214,13 +216,20 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
             break;
         }
         const double t1 = now_s();
-        if (samc_sam2_predict(m, &f, &p, &out, &err)) {
+        double best = 1e30; /* prompt -> masks: the best of --prompts predicts on this embedding */
+        for (int q = 0; q < a->prompts && !rc; q++) {
+            const double q0 = now_s();
+            if (samc_sam2_predict(m, &f, &p, &out, &err))
+                rc = 1;
+            else
+                samc_sam2_prediction_release(&out);
+            best = now_s() - q0 < best ? now_s() - q0 : best;
+        }
+        if (rc) {
             samc_sam2_features_release(&f);
-            rc = 1;
             break;
         }
-        const double t2 = now_s();
-        samc_sam2_prediction_release(&out);
+        const double t2 = t1 + best;
         samc_sam2_features_release(&f);
         te[r] = t1 - t0, tp[r] = t2 - t1, tt[r] = t2 - t0;
         if (r < a->warmup)
@@ -313,6 +322,7 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
         else if (!strcmp(f, "--runs")) st = cli_parse_int("--runs", v, 1, 10000, &a->runs, err);
         else if (!strcmp(f, "--warmup")) st = cli_parse_int("--warmup", v, 0, 10000, &a->warmup, err);
         else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--prompts")) st = cli_parse_int("--prompts", v, 1, 100000, &a->prompts, err);
         else if (!strcmp(f, "--size")) st = cli_parse_int("--size", v, 32, 8192, &a->size, err);
         else if (!strcmp(f, "--image")) {
             if (sscanf(v, "%dx%d", &a->img_w, &a->img_h) != 2 || a->img_w < 1 || a->img_h < 1)
@@ -335,7 +345,7 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
 int cmd_bench(int argc, char **argv)
 {
     bench_args a = {.config = NULL, .impl = "fast", .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
-                    .img_w = 1200, .img_h = 900};
+                    .img_w = 1200, .img_h = 900, .prompts = 1};
     samc_error err = {0};
     if (parse(argc, argv, &a, &err)) {
         fprintf(stderr, "samc bench: %s\n", err.msg);

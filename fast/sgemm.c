@@ -46,6 +46,35 @@ float *fast_pack_buffer(int which, size_t n)
 
 size_t fast_pack_size(int N, int K) { return (size_t)((N + NR - 1) / NR) * NR * (size_t)(K > 0 ? K : 1); }
 
+/* 16x16 transpose: rows r[i] (16 floats each) -> columns, in registers. */
+static inline void transpose16(__m512 r[16])
+{
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    /* r[4q + s] now holds, per 128-bit lane L, element s of rows 4L'.. of group q */
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+        r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+        r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
+    }
+}
+
 /* Bp[p][k][j] = B(k0 + k, p*NR + j), zero past N. */
 static void pack_b(int N, int kc, int k0, const float *B, int64_t ldb, int transb, float *Bp)
 {
@@ -61,20 +90,31 @@ static void pack_b(int N, int kc, int k0, const float *B, int64_t ldb, int trans
                     _mm512_storeu_ps(d, _mm512_loadu_ps(src));
                     _mm512_storeu_ps(d + 16, _mm512_loadu_ps(src + 16));
                 } else {
-                    for (int j = 0; j < NR; j++)
-                        d[j] = j < nv ? src[j] : 0.0f;
+                    const __mmask16 m0 = nv >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nv) - 1);
+                    const __mmask16 m1 = nv > 16 ? (__mmask16)((1u << (nv - 16)) - 1) : 0;
+                    _mm512_storeu_ps(d, _mm512_maskz_loadu_ps(m0, src));
+                    _mm512_storeu_ps(d + 16, _mm512_maskz_loadu_ps(m1, src + 16));
                 }
             }
-        } else { /* B given as (N x K) row-major: transpose 32 rows */
-            for (int j = 0; j < NR; j++) {
-                if (j < nv) {
-                    const float *src = B + (int64_t)(n0 + j) * ldb + k0;
-                    for (int k = 0; k < kc; k++)
-                        dst[(int64_t)k * NR + j] = src[k];
-                } else {
-                    for (int k = 0; k < kc; k++)
-                        dst[(int64_t)k * NR + j] = 0.0f;
+        } else { /* B given as (N x K) row-major: transpose 32 rows, 16x16 blocks */
+            int k = 0;
+            for (; k + 16 <= kc; k += 16)
+                for (int h = 0; h < 2; h++) {
+                    __m512 r[16];
+                    for (int j = 0; j < 16; j++) {
+                        const int n = h * 16 + j;
+                        r[j] = n < nv ? _mm512_loadu_ps(B + (int64_t)(n0 + n) * ldb + k0 + k) : _mm512_setzero_ps();
+                    }
+                    transpose16(r);
+                    for (int t = 0; t < 16; t++)
+                        _mm512_storeu_ps(dst + (int64_t)(k + t) * NR + h * 16, r[t]);
                 }
+            if (k == kc)
+                continue;
+            for (int j = 0; j < NR; j++) {
+                const float *src = B + (int64_t)(n0 + j) * ldb + k0;
+                for (int kk = k; kk < kc; kk++)
+                    dst[(int64_t)kk * NR + j] = j < nv ? src[kk] : 0.0f;
             }
         }
     }
