@@ -93,6 +93,23 @@ samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T,
     return st ? st : open_frames(t, f, err);
 }
 
+samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
+{
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_new_stream(&f, err);
+    if (!st && (st = samc_frames_push(f, rgb, h, w, err))) {
+        samc_frames_free(f);
+        return st;
+    }
+    if (st)
+        return st;
+    samc_video_options saved = t->opt;
+    t->opt.streaming = true;
+    st = open_frames(t, f, err);
+    t->opt = saved;
+    return st;
+}
+
 static samc_status need_video(const samc_tracker *t, samc_error *err)
 {
     return t->video ? SAMC_OK : samc_fail(err, SAMC_ERR_ARG, "no video: open frames first");
@@ -146,6 +163,12 @@ samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, i
     return samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
 }
 
+samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
+{
+    samc_status st = need_video(t, err);
+    return st ? st : samc_video_push_frame(t->video, rgb, h, w, err);
+}
+
 samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err)
 {
     samc_status st = need_video(t, err);
@@ -165,3 +188,5 @@ void samc_tracker_reset(samc_tracker *t)
 }
 
 int samc_tracker_num_frames(const samc_tracker *t) { return t->video ? samc_video_num_frames(t->video) : 0; }
+
+int samc_tracker_stored_outputs(const samc_tracker *t) { return t->video ? samc_video_stored_outputs(t->video) : 0; }

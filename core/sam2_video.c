@@ -72,6 +72,21 @@ void samc_video_free(samc_video *v)
 }
 
 int samc_video_num_objects(const samc_video *v) { return v->n_objs; }
+
+samc_status samc_video_push_frame(samc_video *v, const uint8_t *rgb, int h, int w, samc_error *err)
+{
+    samc_status st = samc_frames_push(v->frames, rgb, h, w, err);
+    v->num_frames = samc_frames_count(v->frames);
+    return st;
+}
+
+int samc_video_stored_outputs(const samc_video *v)
+{
+    int n = 0;
+    for (int i = 0; i < v->n_objs; i++)
+        n += v->objs[i].cond.n + v->objs[i].non_cond.n + v->objs[i].tmp_cond.n + v->objs[i].tmp_non_cond.n;
+    return n;
+}
 int samc_video_num_frames(const samc_video *v) { return v->num_frames; }
 
 void samc_video_masks_free(samc_video_masks *m)
@@ -184,8 +199,9 @@ static samc_status consolidate(samc_video *v, int frame, bool is_cond, samc_vide
     return SAMC_OK;
 }
 
-static samc_status check_frame(const samc_video *v, int frame, samc_error *err)
+static samc_status check_frame(samc_video *v, int frame, samc_error *err)
 {
+    v->num_frames = samc_frames_count(v->frames); /* a stream may have grown */
     if (frame < 0 || frame >= v->num_frames)
         return samc_fail(err, SAMC_ERR_ARG, "frame index %d is outside the video's 0..%d", frame, v->num_frames - 1);
     return SAMC_OK;

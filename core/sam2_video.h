@@ -19,6 +19,11 @@ typedef struct samc_video_options {
     bool non_overlap_masks;     /* SAM2VideoPredictor(non_overlap_masks=...) */
     bool add_all_frames_to_correct_as_cond;
     bool clear_non_cond_mem_around_input;
+    /* Streaming (camera-like): forward tracking only keeps what the memory
+     * bank can still read: non-conditioning outputs of the last
+     * max(num_maskmem-1, max_obj_ptrs_in_encoder-1) frames (times the
+     * temporal stride), and stream frames are released once passed. */
+    bool streaming;
 } samc_video_options;
 
 /* The builder's defaults (fill_hole_area 8, the rest off). */
@@ -70,6 +75,11 @@ samc_status samc_video_preprocess_frame(samc_video *v, int t, samc_tensor *x, sa
  * the non-overlap constraint when asked. */
 samc_status samc_video_resize_to_video(const samc_tensor *low, int H, int W, bool non_overlap_masks, float *out,
                                        samc_error *err);
+
+/* Push one more frame into a stream source (samc_frames_new_stream). */
+samc_status samc_video_push_frame(samc_video *v, const uint8_t *rgb, int h, int w, samc_error *err);
+/* Stored per-frame outputs over all objects (memory-bank size, for tests). */
+int samc_video_stored_outputs(const samc_video *v);
 
 int samc_video_num_objects(const samc_video *v);
 int samc_video_num_frames(const samc_video *v);

@@ -122,9 +122,31 @@ static samc_status propagate_frame(samc_video *v, int t, bool reverse, samc_tens
     return st;
 }
 
+/* Streaming: forget what frame t's successors can no longer read. */
+static void evict_before(samc_video *v, int t)
+{
+    const samc_sam2_config *c = &v->m->cfg;
+    const int back = (c->num_maskmem - 1) * c->memory_temporal_stride_for_eval;
+    const int keep = back > c->max_obj_ptrs_in_encoder - 1 ? back : c->max_obj_ptrs_in_encoder - 1;
+    const int oldest = t - keep;
+    for (int i = 0; i < v->n_objs; i++) {
+        video_obj *o = &v->objs[i];
+        for (int k = o->non_cond.n - 1; k >= 0; k--)
+            if (o->non_cond.items[k].frame_idx < oldest)
+                samc_frame_dict_pop(&o->non_cond, o->non_cond.items[k].frame_idx, NULL);
+        for (int k = o->n_tracked - 1; k >= 0; k--)
+            if (o->tracked[k].frame < oldest)
+                o->tracked[k] = o->tracked[--o->n_tracked];
+    }
+    samc_frames_forget_before(v->frames, t < v->cached_t ? t : v->cached_t);
+}
+
 samc_status samc_video_propagate(samc_video *v, int start, int max_frames, bool reverse, samc_video_frame_cb cb,
                                  void *user, samc_error *err)
 {
+    v->num_frames = samc_frames_count(v->frames); /* a stream may have grown */
+    if (v->opt.streaming && reverse)
+        return samc_fail(err, SAMC_ERR_ARG, "a streaming tracker only propagates forward");
     if (v->n_objs == 0)
         return samc_fail(err, SAMC_ERR_ARG, "no points, box or mask were given for any object; add prompts before propagating");
     for (int i = 0; i < v->n_objs; i++) {
@@ -160,6 +182,8 @@ samc_status samc_video_propagate(samc_video *v, int start, int max_frames, bool 
         st = propagate_frame(v, t, reverse, &low, &res, err);
         if (!st && cb)
             st = cb(user, &res);
+        if (!st && v->opt.streaming)
+            evict_before(v, t);
     }
     samc_tensor_release(&low);
     samc_video_masks_free(&res);

@@ -128,6 +128,13 @@ samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int
 samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
 samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
 
+/* Streaming (camera-like): open with the first frame, push the following ones
+ * and propagate each new frame t with samc_tracker_propagate(t, t, 0, 0, ...).
+ * Only what the memory bank can still read is kept, so memory stays flat
+ * however long the stream runs; prompts go on frames not yet released. */
+samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
+samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
+
 /* add_new_points_or_box on frame `frame` for object `obj_id`: n points
  * (x,y in video pixels) with labels (1 fg, 0 bg), and/or a box (x0,y0,x1,y1;
  * requires clear_old_points). `out` (may be NULL) receives the masks of all
@@ -146,6 +153,9 @@ samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, sam
 samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err);
 void samc_tracker_reset(samc_tracker *t);
 int samc_tracker_num_frames(const samc_tracker *t);
+/* Per-frame outputs the tracker currently stores over all objects (its
+ * memory-bank size; bounded when streaming). */
+int samc_tracker_stored_outputs(const samc_tracker *t);
 
 #ifdef __cplusplus
 }

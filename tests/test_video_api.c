@@ -137,8 +137,57 @@ static void test_bad_uses(void **s)
     free(path);
 }
 
+/* Streaming: a moving disc, one prompt on frame 0, frames pushed one by one;
+ * the memory bank never holds more than it can read. */
+static samc_status count_cb(void *user, const samc_frame_masks *m)
+{
+    (void)m;
+    ++*(int *)user;
+    return SAMC_OK;
+}
+
+static void test_streaming_bounded(void **s)
+{
+    (void)s;
+    char *path = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
+    samc_tracker *t = NULL;
+    samc_error e = {0};
+    assert_int_equal(samc_tracker_load(path, path, &t, &e), SAMC_OK);
+    const int H = 48, W = 64, N = 40;
+    uint8_t *img = malloc((size_t)H * W * 3);
+    int calls = 0;
+    for (int f = 0; f < N; f++) {
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const int cx = 16 + f % 30, in = (x - cx) * (x - cx) + (y - 20) * (y - 20) < 100;
+                uint8_t *p = img + (y * W + x) * 3;
+                p[0] = in ? 220 : 30, p[1] = in ? 40 : (uint8_t)(x + f), p[2] = in ? 40 : (uint8_t)y;
+            }
+        if (f == 0) {
+            assert_int_equal(samc_tracker_open_stream(t, img, H, W, &e), SAMC_OK);
+            float pt[2] = {16, 20};
+            int32_t l[1] = {1};
+            assert_int_equal(samc_tracker_add_points(t, 0, 1, pt, l, 1, NULL, 1, NULL, &e), SAMC_OK);
+        } else {
+            assert_int_equal(samc_tracker_push_frame(t, img, H, W, &e), SAMC_OK);
+        }
+        assert_int_equal(samc_tracker_propagate(t, f, 0, 0, count_cb, &calls, &e), SAMC_OK);
+        assert_true(samc_tracker_stored_outputs(t) <= 1 + 16); /* the cond frame + the readable window */
+    }
+    assert_int_equal(calls, N);
+    e = (samc_error){0}; /* released frames cannot be prompted any more */
+    float pt[2] = {16, 20};
+    int32_t l[1] = {1};
+    assert_int_not_equal(samc_tracker_add_points(t, 2, 2, pt, l, 1, NULL, 1, NULL, &e), SAMC_OK);
+    assert_non_null(strstr(e.msg, "released"));
+    samc_tracker_free(t);
+    free(img);
+    free(path);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses),
+                                       cmocka_unit_test(test_streaming_bounded)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
