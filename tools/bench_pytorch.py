@@ -45,6 +45,8 @@ def parse_args():
     sam2_build.add_model_args(p)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--prompts", type=int, default=1,
+                   help="prompt -> masks of a run = the best of this many predicts (as samc bench --prompts)")
     p.add_argument("--size", type=int, default=1024, help="model.image_size")
     p.add_argument("--image", default="1200x900", help="WxH of the synthetic input image")
     p.add_argument("--no-tune", action="store_true", help="keep the environment as it is")
@@ -130,8 +132,12 @@ def main():
             t0 = time.perf_counter()
             pred.set_image(img)
             t1 = time.perf_counter()
-            pred.predict(point_coords=pt, point_labels=lab, multimask_output=True, return_logits=True)
-            t2 = time.perf_counter()
+            best = float("inf")
+            for _ in range(args.prompts):
+                q0 = time.perf_counter()
+                pred.predict(point_coords=pt, point_labels=lab, multimask_output=True, return_logits=True)
+                best = min(best, time.perf_counter() - q0)
+            t2 = t1 + best
             if r < args.warmup:
                 print("  (warm-up %d: encoder %.1f ms, prompt %.1f ms)" % (r + 1, 1e3 * (t1 - t0), 1e3 * (t2 - t1)),
                       file=sys.stderr)
