@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stb_image.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +11,14 @@
 
 #include "error.h"
 #include "image_io.h"
+#include "jpeg_decode.h"
 
 struct samc_frames {
     int count, h, w;
     char **paths;          /* directory source, else NULL */
     uint8_t **mem;         /* memory / stream source: count entries, NULL when forgotten */
     int cap;
-    samc_image decoded;    /* the last decoded file */
+    uint8_t *decoded;      /* the last decoded file (RGB) */
     int decoded_idx;
 };
 
@@ -43,7 +43,7 @@ void samc_frames_free(samc_frames *f)
     for (int i = 0; f->mem && i < f->count; i++)
         free(f->mem[i]);
     free(f->paths), free(f->mem);
-    samc_image_free(&f->decoded);
+    free(f->decoded);
     free(f);
 }
 
@@ -127,11 +127,10 @@ samc_status samc_frames_open_dir(const char *dir, samc_frames **out, samc_error 
     if (!st && (!f || !(f->paths = calloc((size_t)n, sizeof *f->paths))))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) { /* check every header before any work */
-        int w = 0, h = 0, c = 0;
-        if (!stbi_info(list[i].path, &w, &h, &c))
-            st = samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image", list[i].path);
-        else if (w <= 0 || h <= 0 || (long long)w * h > SAMC_IMAGE_MAX_PIXELS)
-            st = samc_fail(err, SAMC_ERR_FORMAT, "%s: unusable frame size %dx%d", list[i].path, w, h);
+        int w = 0, h = 0;
+        samc_error je = {0};
+        if (samc_jpeg_size(list[i].path, &w, &h, &je))
+            st = samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", list[i].path, je.msg);
         else if (i && (w != f->w || h != f->h))
             st = samc_fail(err, SAMC_ERR_FORMAT, "%s: frame is %dx%d but the first frame is %dx%d", list[i].path, w, h, f->w, f->h);
         f->w = w, f->h = h;
@@ -211,16 +210,17 @@ samc_status samc_frames_get(samc_frames *f, int t, const uint8_t **rgb, samc_err
         *rgb = f->mem[t];
         return SAMC_OK;
     }
-    if (f->decoded_idx != t) {
-        samc_image_free(&f->decoded);
-        f->decoded_idx = -1;
-        samc_status st = samc_image_load(f->paths[t], &f->decoded, err);
+    if (f->decoded_idx != t) { /* libjpeg, as Pillow decodes for the official loader */
+        free(f->decoded);
+        f->decoded = NULL, f->decoded_idx = -1;
+        int w = 0, h = 0;
+        samc_status st = samc_jpeg_decode(f->paths[t], &f->decoded, &w, &h, err);
         if (st)
             return st;
-        if (f->decoded.w != f->w || f->decoded.h != f->h)
+        if (w != f->w || h != f->h)
             return samc_fail(err, SAMC_ERR_FORMAT, "%s: frame changed size since the directory was opened", f->paths[t]);
         f->decoded_idx = t;
     }
-    *rgb = f->decoded.rgb;
+    *rgb = f->decoded;
     return SAMC_OK;
 }

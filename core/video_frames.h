@@ -2,7 +2,8 @@
  * frames named by number (as the official loader requires: "00000.jpg",
  * "12.jpeg", ...), frames in memory, or frames pushed one at a time
  * (streaming). Frames are decoded on demand, so memory does not grow with
- * the video's length. */
+ * the video's length. JPEG frames are decoded with libjpeg(-turbo), which
+ * gives the same pixels as Pillow in the official loader. */
 #ifndef SAMC_CORE_VIDEO_FRAMES_H
 #define SAMC_CORE_VIDEO_FRAMES_H
 

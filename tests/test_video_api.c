@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/video_frames.h"
 #include "parity/dump.h"
 #include "parity/parity.h"
 #include "samc.h"
@@ -137,6 +138,37 @@ static void test_bad_uses(void **s)
     free(path);
 }
 
+/* The fixture's JPEG frames decode to exactly the pixels Pillow gave the
+ * official loader (the dump's /inputs/frames_u8). */
+static void test_frames_dir_matches_pillow(void **s)
+{
+    (void)s;
+    const char *names[2][2] = {{"fixtures/video/tiny_v1_sam21_s128.h5", "fixtures/video/tiny_v1_sam21_s128_frames"},
+                               {"fixtures/video/tiny_v2_sam20_s128.h5", "fixtures/video/tiny_v2_sam20_s128_frames"}};
+    for (int k = 0; k < 2; k++) {
+        char *dump = tu_src_path(names[k][0]), *dir = tu_src_path(names[k][1]);
+        samc_dump *d;
+        samc_frames *f;
+        uint8_t *ref = NULL;
+        int nd;
+        int64_t dims[4];
+        assert_int_equal(samc_dump_open(dump, &d, NULL), SAMC_OK);
+        assert_int_equal(samc_dump_read_u8(d, "/inputs/frames_u8", &ref, &nd, dims, NULL), SAMC_OK);
+        assert_int_equal(samc_frames_open_dir(dir, &f, NULL), SAMC_OK);
+        assert_int_equal(samc_frames_count(f), dims[0]);
+        const size_t n = (size_t)(dims[1] * dims[2] * 3);
+        for (int t = 0; t < dims[0]; t++) {
+            const uint8_t *rgb;
+            assert_int_equal(samc_frames_get(f, t, &rgb, NULL), SAMC_OK);
+            assert_memory_equal(rgb, ref + t * n, n);
+        }
+        samc_frames_free(f);
+        free(ref);
+        samc_dump_close(d);
+        free(dump), free(dir);
+    }
+}
+
 /* Streaming: a moving disc, one prompt on frame 0, frames pushed one by one;
  * the memory bank never holds more than it can read. */
 static samc_status count_cb(void *user, const samc_frame_masks *m)
@@ -188,6 +220,7 @@ static void test_streaming_bounded(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses),
-                                       cmocka_unit_test(test_streaming_bounded)};
+                                       cmocka_unit_test(test_streaming_bounded),
+                                       cmocka_unit_test(test_frames_dir_matches_pillow)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
