@@ -7,7 +7,8 @@
  * encoder's analytic FLOP count (docs/benchmarks.md) and the fraction of the
  * FMA peak, and peak RSS (getrusage) next to the RSS of the loaded weights.
  * With --prompts N each run's prompt -> masks time is the best of N predicts
- * on the run's embedding (end to end = encoder + that). */
+ * on the run's embedding (end to end = encoder + that). --layers prints the
+ * time of every traced layer of the last run. */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -31,13 +32,22 @@ typedef struct bench_args {
     const char *config, *model, *impl;
     int runs, warmup, threads, size, img_w, img_h, prompts;
     double peak;  /* GFLOP/s; <= 0: 64 FLOP/cycle/core x 4.0 GHz per thread */
-    bool sgemm;
+    bool sgemm, layers;
 } bench_args;
 
 static double now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU time of the whole process (all threads): on a shared machine this is
+ * what the work cost, whatever the wall clock says. */
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -171,6 +181,39 @@ static double encoder_flops(const samc_sam2_model *m, double *attn_out)
     return f;
 }
 
+/* ---- per-layer times: the trace fires as each layer completes ----------------- */
+
+#define MAX_EVENTS 256
+typedef struct layer_clock {
+    double last, last_cpu;
+    int n;
+    char name[MAX_EVENTS][64];
+    double dt[MAX_EVENTS], dcpu[MAX_EVENTS];
+} layer_clock;
+
+static void on_layer(void *user, const char *module, int nslots, const char *const *slots,
+                     const samc_tensor *const *t)
+{
+    (void)nslots, (void)slots, (void)t;
+    layer_clock *c = user;
+    const double now = now_s(), cpu = cpu_s();
+    if (c->n < MAX_EVENTS) {
+        snprintf(c->name[c->n], sizeof c->name[0], "%s", module);
+        c->dcpu[c->n] = cpu - c->last_cpu;
+        c->dt[c->n++] = now - c->last;
+    }
+    c->last = now, c->last_cpu = cpu;
+}
+
+/* Composite points (trunk, image_encoder, transformer, ...) complete right
+ * after their last child: their own time is only the glue in between. */
+static void print_layers(const layer_clock *c)
+{
+    printf("  per layer (last run; wall and CPU time since the previous layer completed):\n");
+    for (int i = 0; i < c->n; i++)
+        printf("    %-44s %8.2f ms  cpu %8.2f ms\n", c->name[i], 1e3 * c->dt[i], 1e3 * c->dcpu[i]);
+}
+
 /* ---- the runs --------------------------------------------------------------- */
 
 static void synth_image(uint8_t *img, int h, int w)
@@ -202,20 +245,25 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
     }
     const int n = a->runs, total = a->warmup + a->runs;
     double *te = calloc((size_t)total, sizeof *te), *tp = calloc((size_t)total, sizeof *tp);
-    double *tt = calloc((size_t)total, sizeof *tt);
+    double *tt = calloc((size_t)total, sizeof *tt), *ce = calloc((size_t)total, sizeof *ce);
     const float pt[2] = {(float)a->img_w * 0.45f, (float)a->img_h * 0.55f};
     const int32_t lab[1] = {1};
     samc_sam2_prompt p = {.n_points = 1, .points = pt, .labels = lab, .multimask = true};
     int rc = 0;
+    layer_clock *lc = a->layers ? calloc(1, sizeof *lc) : NULL;
+    if (lc)
+        samc_sam2_set_trace(m, on_layer, lc);
     for (int r = 0; r < total && !rc; r++) {
         samc_sam2_features f;
         samc_sam2_prediction out;
-        const double t0 = now_s();
+        if (lc)
+            lc->n = 0, lc->last = now_s(), lc->last_cpu = cpu_s();
+        const double t0 = now_s(), c0 = cpu_s();
         if (samc_sam2_encode_image(m, img, a->img_h, a->img_w, &f, &err)) {
             rc = 1;
             break;
         }
-        const double t1 = now_s();
+        const double t1 = now_s(), c1 = cpu_s();
         double best = 1e30; /* prompt -> masks: the best of --prompts predicts on this embedding */
         for (int q = 0; q < a->prompts && !rc; q++) {
             const double q0 = now_s();
@@ -231,7 +279,7 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
         }
         const double t2 = t1 + best;
         samc_sam2_features_release(&f);
-        te[r] = t1 - t0, tp[r] = t2 - t1, tt[r] = t2 - t0;
+        te[r] = t1 - t0, tp[r] = t2 - t1, tt[r] = t2 - t0, ce[r] = c1 - c0;
         if (r < a->warmup)
             fprintf(stderr, "  (warm-up %d: encoder %.1f ms, prompt %.1f ms)\n", r + 1, 1e3 * te[r], 1e3 * tp[r]);
     }
@@ -241,12 +289,16 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
         double attn;
         const double fl = encoder_flops(m, &attn);
         const stats se = summarize(te + a->warmup, n), sp = summarize(tp + a->warmup, n);
-        const stats st = summarize(tt + a->warmup, n);
+        const stats st = summarize(tt + a->warmup, n), sc = summarize(ce + a->warmup, n);
         const double peak = a->peak > 0 ? a->peak : 256.0 * a->threads;
         printf("%s: %d runs after %d warm-up\n", impl, n, a->warmup);
         print_stats("image encoder", se, fl);
         print_stats("prompt -> masks", sp, 0);
         print_stats("end to end", st, 0);
+        printf("  encoder CPU time (all threads) median %.2f ms: %.1f GFLOP per CPU-second\n", 1e3 * sc.med,
+               encoder_flops(m, &attn) / sc.med * 1e-9);
+        if (lc)
+            print_layers(lc);
         printf("  encoder FLOPs %.1f G (attention %.1f G): %.1f GFLOP/s = %.0f%% of the %.0f GFLOP/s FMA peak\n",
                fl * 1e-9, attn * 1e-9, fl / se.med * 1e-9, 100.0 * fl / se.med * 1e-9 / peak, peak);
         const double rss = peak_rss_mib();
@@ -254,11 +306,15 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
                rss - weights_rss);
         printf("RESULT impl=%s config=%s threads=%d enc_ms=%.2f enc_min=%.2f enc_max=%.2f prompt_ms=%.2f "
                "prompt_min=%.2f prompt_max=%.2f e2e_ms=%.2f gflops=%.1f peak_pct=%.1f rss_mib=%.0f "
-               "weights_mib=%.0f\n",
+               "weights_mib=%.0f enc_cpu_ms=%.2f\n",
                impl, m->cfg.name, a->threads, 1e3 * se.med, 1e3 * se.min, 1e3 * se.max, 1e3 * sp.med, 1e3 * sp.min,
-               1e3 * sp.max, 1e3 * st.med, fl / se.med * 1e-9, 100.0 * fl / se.med * 1e-9 / peak, rss, weights_rss);
+               1e3 * sp.max, 1e3 * st.med, fl / se.med * 1e-9, 100.0 * fl / se.med * 1e-9 / peak, rss, weights_rss,
+               1e3 * sc.med);
     }
-    free(te), free(tp), free(tt);
+    if (lc)
+        samc_sam2_set_trace(m, NULL, NULL);
+    free(lc);
+    free(te), free(tp), free(tt), free(ce);
     return rc;
 }
 
@@ -309,8 +365,8 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         samc_status st = SAMC_OK;
-        if (!strcmp(f, "--sgemm")) {
-            a->sgemm = true;
+        if (!strcmp(f, "--sgemm") || !strcmp(f, "--layers")) {
+            *(f[2] == 's' ? &a->sgemm : &a->layers) = true;
             continue;
         }
         if (!v)

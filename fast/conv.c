@@ -17,12 +17,17 @@ static int is_pointwise(const samc_conv2d *c)
     return c->kh == 1 && c->kw == 1 && c->stride == 1 && c->pad == 0 && c->groups == 1;
 }
 
+/* Per thread: the im2col panel (not for 1x1) and a C tile with a padded
+ * leading dimension. The output planes are H*W floats apart, often a
+ * multiple of 4 KiB: written directly, the 12 rows of a micro-kernel tile
+ * would share one L1 set, so the GEMM writes the tile and it is copied. */
 size_t fast_conv2d_scratch(const samc_conv2d *c, int H, int W)
 {
     (void)H, (void)W;
+    const size_t tile = (size_t)(c->cout / c->groups) * (size_t)fast_ld(CONV_PANEL);
     if (is_pointwise(c))
-        return 0;
-    return (size_t)(c->cin / c->groups) * c->kh * c->kw * CONV_PANEL;
+        return tile;
+    return (size_t)(c->cin / c->groups) * c->kh * c->kw * CONV_PANEL + tile;
 }
 
 /* im2col of output pixels [p0, p0+n) of group g: col (K x n), K in the
@@ -52,21 +57,23 @@ static void conv_panel(const samc_conv2d *c, const float *x, int H, int W, int W
                        int n, float *y, float *col)
 {
     const int cin_g = c->cin / c->groups, cout_g = c->cout / c->groups, K = cin_g * c->kh * c->kw;
-    for (int o = 0; o < c->cout; o++) {
-        float *yo = y + (int64_t)o * HWo + p0;
-        const float b = c->b ? c->b[o] : 0.0f;
-        for (int j = 0; j < n; j++)
-            yo[j] = b;
-    }
+    const int64_t ldt = fast_ld(CONV_PANEL);
+    float *tile = is_pointwise(c) ? col : col + (size_t)K * CONV_PANEL;
     for (int g = 0; g < c->groups; g++) {
         const float *wg = c->w + (int64_t)g * cout_g * K;
-        float *yg = y + (int64_t)g * cout_g * HWo + p0;
+        for (int o = 0; o < cout_g; o++) {
+            const float b = c->b ? c->b[g * cout_g + o] : 0.0f;
+            for (int j = 0; j < n; j++)
+                tile[o * ldt + j] = b;
+        }
         if (is_pointwise(c)) {
-            fast_sgemm(cout_g, n, K, wg, K, 1, x + p0, HWo, 0, yg, HWo, 1);
+            fast_sgemm(cout_g, n, K, wg, K, 1, x + p0, HWo, 0, tile, ldt, 1);
         } else {
             im2col(c, x, H, W, Wo, g, p0, n, col);
-            fast_sgemm(cout_g, n, K, wg, K, 1, col, n, 0, yg, HWo, 1);
+            fast_sgemm(cout_g, n, K, wg, K, 1, col, n, 0, tile, ldt, 1);
         }
+        for (int o = 0; o < cout_g; o++)
+            memcpy(y + (int64_t)(g * cout_g + o) * HWo + p0, tile + o * ldt, (size_t)n * sizeof *y);
     }
 }
 
@@ -80,7 +87,7 @@ void fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, flo
     for (int64_t p = 0; p < np; p++) {
         const int64_t p0 = p * CONV_PANEL;
         const int n = (int)(HWo - p0 < CONV_PANEL ? HWo - p0 : CONV_PANEL);
-        conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col ? col + per * omp_get_thread_num() : NULL);
+        conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col + per * omp_get_thread_num());
     }
 }
 

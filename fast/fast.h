@@ -99,7 +99,9 @@ void fast_attention_rows(const float *q, int64_t ldq, const float *k, int64_t ld
                          int64_t ldv, int nr, int Lk, int d, float scale, float *out, int64_t ldo,
                          float *s);
 /* All heads of a multi-head attention (head h owns columns [h*d, (h+1)*d)),
- * parallel over (head, row block). s: nt * FAST_ATT_BLOCK * fast_ld(Lk) floats. */
+ * parallel over (head, row block); K^T and V of each head are packed once
+ * and shared by its row blocks. s: fast_attention_mh_scratch() floats. */
+size_t fast_attention_mh_scratch(int nt, int Lk, int heads, int d);
 void fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k, int64_t ldk,
                        const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale,
                        float *out, int64_t ldo, float *s);

@@ -216,8 +216,8 @@ static void window_head(const win_task *t, int b, int wy, int wx, int h, float *
 static size_t attn_scratch_per_thread(const geom *g, int global)
 {
     const size_t L = (size_t)g->wh * g->ww, Lq = (size_t)g->qh * g->qw, hd = (size_t)g->hd;
-    if (global)
-        return (size_t)FAST_ATT_BLOCK * fast_ld((int64_t)L);
+    if (global) /* per thread: the whole need divided by threads is enough (see below) */
+        return 0;
     return 2 * L * hd + 2 * Lq * hd + Lq * fast_ld((int64_t)L);
 }
 
@@ -262,7 +262,8 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
         (size_t)rows * g.dim,                                  /* xn */
         (size_t)rows * 3 * D,                                  /* qkv */
         (size_t)orows * D,                                     /* attn */
-        (size_t)nt * (att > mlp ? att : mlp),                  /* per-thread scratch */
+        global ? (size_t)nt * mlp + fast_attention_mh_scratch(nt, g.H * g.W, g.heads, g.hd)
+               : (size_t)nt * (att > mlp ? att : mlp),         /* per-thread scratch */
         blk->has_proj && g.s > 1 ? (size_t)rows * D : 0,       /* unpooled shortcut */
         fast_pack_size(blk->mlp_fc1.out, blk->mlp_fc1.in),     /* packed fc1, fc2 */
         fast_pack_size(blk->mlp_fc2.out, blk->mlp_fc2.in),
@@ -271,7 +272,7 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     if ((st = fast_ws_get(ctx, 7, counts, buf)))
         return st;
     float *xn = buf[0], *qkv = buf[1], *attn = buf[2], *scr = buf[3], *sc = buf[4];
-    const size_t scr_per = counts[3] / nt;
+    const size_t scr_per = att > mlp ? att : mlp; /* windowed: per thread */
 
     fast_layer_norm(nt, x->data, rows, &blk->norm1, xn); /* x = norm1(x) */
     /* shortcut -> out */

@@ -23,14 +23,15 @@ static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int 
     for (int64_t p = 0; p < np; p++) {
         const int64_t p0 = p * PIX_PANEL;
         const int n = (int)(hw - p0 < PIX_PANEL ? hw - p0 : PIX_PANEL);
-        float *zt = z + (size_t)omp_get_thread_num() * N * PIX_PANEL;
-        fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, n, 0);
+        const int64_t ldz = fast_ld(PIX_PANEL);
+        float *zt = z + (size_t)omp_get_thread_num() * N * ldz;
+        fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, ldz, 0);
         for (int o = 0; o < c->cout; o++) {
             const float b = c->b ? c->b[o] : 0.0f;
             float *yo = y + (int64_t)o * hw * k * k;
             for (int dy = 0; dy < k; dy++)
                 for (int dx = 0; dx < k; dx++) {
-                    const float *zr = zt + (int64_t)((o * k + dy) * k + dx) * n;
+                    const float *zr = zt + (int64_t)((o * k + dy) * k + dx) * ldz;
                     int64_t iy = p0 / w, ix = p0 % w;
                     for (int j = 0; j < n; j++) {
                         yo[(iy * k + dy) * W + ix * k + dx] = zr[j] + b;
@@ -108,7 +109,7 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
     if (dec->pred_obj_scores)
         widest = mlp_widest(&dec->obj_head) > widest ? mlp_widest(&dec->obj_head) : widest;
     const int zn = (c1 * 4 > c2 * 4 ? c1 : c2) * 4;
-    const size_t counts[5] = {(size_t)hw * D, (size_t)n1, (size_t)n2, (size_t)nt * zn * PIX_PANEL,
+    const size_t counts[5] = {(size_t)hw * D, (size_t)n1, (size_t)n2, (size_t)nt * zn * fast_ld(PIX_PANEL),
                               (size_t)M * c2 + 2 * (size_t)widest * (M + 2)};
     float *buf[5];
     samc_status st = fast_ws_get(ctx, 5, counts, buf);

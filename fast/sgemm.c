@@ -140,7 +140,7 @@ static inline __attribute__((always_inline)) void ukernel(const int mr, int kc, 
         }
     }
     for (int k = 0; k < kc; k++) {
-        const __m512 b0 = _mm512_load_ps(Bp + (int64_t)k * NR), b1 = _mm512_load_ps(Bp + (int64_t)k * NR + 16);
+        const __m512 b0 = _mm512_loadu_ps(Bp + (int64_t)k * NR), b1 = _mm512_loadu_ps(Bp + (int64_t)k * NR + 16);
         const float *a = A + k * csa;
 #pragma GCC unroll 12
         for (int i = 0; i < mr; i++) {

@@ -16,11 +16,18 @@ typedef struct tw_buf {
     float *s;                 /* score blocks, per thread */
 } tw_buf;
 
-static samc_status tw_buf_get(samc_ctx *ctx, int nt, int Nq, int Nk, int D, int C, int hidden, tw_buf *b)
+/* Scratch of attention a with Lk keys. */
+static size_t att_need(int nt, const samc_attention *a, int Lk)
+{
+    return fast_attention_mh_scratch(nt, Lk, a->heads, a->internal_dim / a->heads);
+}
+
+static samc_status tw_buf_get(samc_ctx *ctx, int nt, int Nq, int Nk, int D, int C, int hidden, size_t s_need,
+                              tw_buf *b)
 {
     const size_t big = (size_t)(Nq > Nk ? Nq : Nk);
     const size_t counts[9] = {(size_t)Nq * D, (size_t)Nk * D, big * D, (size_t)Nq * (hidden > 0 ? hidden : 1),
-                              big * C, big * C, big * C, big * C, (size_t)nt * FAST_ATT_BLOCK * fast_ld((int64_t)big)};
+                              big * C, big * C, big * C, big * C, s_need};
     float *p[9];
     samc_status st = fast_ws_get(ctx, 9, counts, p);
     if (st)
@@ -79,7 +86,11 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
     C = blk->cross_i2t.internal_dim > C ? blk->cross_i2t.internal_dim : C;
     const int hidden = blk->mlp_fc1.out;
     tw_buf s;
-    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, C, hidden, &s)))
+    size_t s_need = att_need(nt, &blk->self_attn, Nq), n2 = att_need(nt, &blk->cross_t2i, Nk);
+    s_need = n2 > s_need ? n2 : s_need;
+    n2 = att_need(nt, &blk->cross_i2t, Nq);
+    s_need = n2 > s_need ? n2 : s_need;
+    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, C, hidden, s_need, &s)))
         return st;
     const int64_t nq = (int64_t)Nq * D, nk = (int64_t)Nk * D;
     memcpy(q_out->data, q->data, (size_t)(B * nq) * sizeof(float));
@@ -133,7 +144,7 @@ samc_status samc_fast_twoway_final(samc_ctx *ctx, const samc_twoway_transformer 
         return samc_fail(NULL, SAMC_ERR_SHAPE, "two-way final: attention weights do not match dim %d", D);
     const int B = (int)q->shape[0], Nq = (int)q->shape[1], Nk = (int)k->shape[1], nt = fast_threads(ctx);
     tw_buf s;
-    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, tr->final_attn.internal_dim, 0, &s)))
+    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, tr->final_attn.internal_dim, 0, att_need(nt, &tr->final_attn, Nk), &s)))
         return st;
     const int64_t nq = (int64_t)Nq * D, nk = (int64_t)Nk * D;
     for (int b = 0; b < B; b++) {

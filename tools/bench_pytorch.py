@@ -126,12 +126,12 @@ def main():
                                       "MALLOC_MMAP_THRESHOLD_"]))
     print("model %s (seed %d weights), image %dx%d -> %d, prompt: 1 point, multimask" %
           (args.config, args.seed, w, h, args.size))
-    te, tp, tt = [], [], []
+    te, tp, tt, ce = [], [], [], []
     with torch.inference_mode():
         for r in range(args.warmup + args.runs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             pred.set_image(img)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             best = float("inf")
             for _ in range(args.prompts):
                 q0 = time.perf_counter()
@@ -142,7 +142,7 @@ def main():
                 print("  (warm-up %d: encoder %.1f ms, prompt %.1f ms)" % (r + 1, 1e3 * (t1 - t0), 1e3 * (t2 - t1)),
                       file=sys.stderr)
                 continue
-            te.append(t1 - t0), tp.append(t2 - t1), tt.append(t2 - t0)
+            te.append(t1 - t0), tp.append(t2 - t1), tt.append(t2 - t0), ce.append(c1 - c0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     def row(name, t):
@@ -153,12 +153,13 @@ def main():
     row("image encoder", te)
     row("prompt -> masks", tp)
     row("end to end", tt)
+    print("  encoder CPU time (all threads) median %.2f ms" % (1e3 * statistics.median(ce)))
     print("  peak RSS %.0f MiB (weights %.0f MiB, beyond the weights %.0f MiB)" % (peak, weights, peak - weights))
     print("RESULT impl=pytorch config=%s threads=%d enc_ms=%.2f enc_min=%.2f enc_max=%.2f prompt_ms=%.2f "
-          "prompt_min=%.2f prompt_max=%.2f e2e_ms=%.2f rss_mib=%.0f weights_mib=%.0f core=%s" %
+          "prompt_min=%.2f prompt_max=%.2f e2e_ms=%.2f rss_mib=%.0f weights_mib=%.0f core=%s enc_cpu_ms=%.2f" %
           (args.config, args.threads, 1e3 * statistics.median(te), 1e3 * min(te), 1e3 * max(te),
            1e3 * statistics.median(tp), 1e3 * min(tp), 1e3 * max(tp), 1e3 * statistics.median(tt), peak, weights,
-           core))
+           core, 1e3 * statistics.median(ce)))
 
 
 if __name__ == "__main__":
