@@ -16,6 +16,9 @@ samc_status cli_parse_box(const char *s, float *box, samc_error *err);
 /* Positive integer in [lo, hi]. */
 samc_status cli_parse_int(const char *flag, const char *s, int lo, int hi, int *out, samc_error *err);
 
+/* mkdir -p */
+samc_status cli_mkdirs(const char *dir, samc_error *err);
+
 int cmd_segment(int argc, char **argv);
 int cmd_parity(int argc, char **argv);
 int cmd_info(int argc, char **argv);

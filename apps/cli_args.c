@@ -1,5 +1,7 @@
 /* cli_args.c - strict parsing of numeric command-line arguments. */
 #include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,5 +66,20 @@ samc_status cli_parse_int(const char *flag, const char *s, int lo, int hi, int *
     if (end == s || *end || errno || v < lo || v > hi)
         return samc_fail(err, SAMC_ERR_ARG, "%s '%s': expected an integer in %d..%d", flag, s, lo, hi);
     *out = (int)v;
+    return SAMC_OK;
+}
+
+samc_status cli_mkdirs(const char *dir, samc_error *err)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) && errno != EEXIST)
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
     return SAMC_OK;
 }

@@ -115,21 +115,6 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
     return SAMC_OK;
 }
 
-static samc_status mkdir_p(const char *dir, samc_error *err)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0755);
-            *p = '/';
-        }
-    if (mkdir(buf, 0755) && errno != EEXIST)
-        return samc_fail(err, SAMC_ERR_IO, "--out %s: cannot create directory: %s", dir, strerror(errno));
-    return SAMC_OK;
-}
-
 static const uint8_t palette[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64},
                                       {255, 200, 0},  {200, 0, 255}, {0, 220, 220}};
 
@@ -256,7 +241,7 @@ static samc_status run(seg_args *a, samc_error *err)
     if (!st)
         st = samc_predictor_predict(p, &rq, &m, err), t2 = now();
     if (!st)
-        st = mkdir_p(a->out, err);
+        st = cli_mkdirs(a->out, err);
     if (!st)
         st = write_masks(a->out, &img, &m, err);
     if (!st)

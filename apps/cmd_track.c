@@ -119,21 +119,6 @@ typedef struct track_run {
     samc_error *err;
 } track_run;
 
-static samc_status mkdirs(const char *dir, samc_error *err)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0755);
-            *p = '/';
-        }
-    if (mkdir(buf, 0755) && errno != EEXIST)
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
-    return SAMC_OK;
-}
-
 static const uint8_t colors[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64}, {255, 200, 0}, {200, 0, 255}, {0, 220, 220}};
 
 static samc_status on_frame(void *user, const samc_frame_masks *m)
@@ -245,10 +230,10 @@ int cmd_track(int argc, char **argv)
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/masks", a.out);
     if (!st)
-        st = mkdirs(dir, &err);
+        st = cli_mkdirs(dir, &err);
     snprintf(dir, sizeof dir, "%s/overlay", a.out);
     if (!st)
-        st = mkdirs(dir, &err);
+        st = cli_mkdirs(dir, &err);
     r.json_frames = cJSON_CreateArray();
     if (!st) {
         const int n = samc_tracker_num_frames(t);

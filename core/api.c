@@ -16,20 +16,10 @@ samc_status samc_predictor_load(const char *checkpoint, const char *config, samc
                                 samc_error *err)
 {
     *out = NULL;
-    if (!checkpoint)
-        return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
-    samc_sam2_config cfg;
-    samc_status st = config ? samc_sam2_config_resolve(config, &cfg, err) : SAMC_OK;
-    samc_weights *w = NULL;
-    if (!st)
-        st = samc_weights_open(checkpoint, &w, err);
-    samc_predictor *p = NULL;
-    if (!st && !(p = calloc(1, sizeof *p))) {
-        samc_weights_free(w);
-        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    }
-    if (!st)
-        st = samc_sam2_model_init(&p->model, w, config ? &cfg : NULL, err);
+    samc_predictor *p = calloc(1, sizeof *p);
+    if (!p)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    samc_status st = samc_sam2_model_load(checkpoint, config, &p->model, err);
     if (st) {
         free(p);
         return st;

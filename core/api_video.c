@@ -18,20 +18,10 @@ struct samc_tracker {
 samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err)
 {
     *out = NULL;
-    if (!checkpoint)
-        return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
-    samc_sam2_config cfg;
-    samc_status st = config ? samc_sam2_config_resolve(config, &cfg, err) : SAMC_OK;
-    samc_weights *w = NULL;
-    if (!st)
-        st = samc_weights_open(checkpoint, &w, err);
-    samc_tracker *t = NULL;
-    if (!st && !(t = calloc(1, sizeof *t))) {
-        samc_weights_free(w);
-        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    }
-    if (!st)
-        st = samc_sam2_model_init(&t->model, w, config ? &cfg : NULL, err);
+    samc_tracker *t = calloc(1, sizeof *t);
+    if (!t)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    samc_status st = samc_sam2_model_load(checkpoint, config, &t->model, err);
     if (st) {
         free(t);
         return st;

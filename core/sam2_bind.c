@@ -263,6 +263,21 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
     return SAMC_OK;
 }
 
+samc_status samc_sam2_model_load(const char *checkpoint, const char *config, samc_sam2_model **out, samc_error *err)
+{
+    *out = NULL;
+    if (!checkpoint)
+        return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
+    samc_sam2_config cfg;
+    samc_status st = config ? samc_sam2_config_resolve(config, &cfg, err) : SAMC_OK;
+    samc_weights *w = NULL;
+    if (!st)
+        st = samc_weights_open(checkpoint, &w, err);
+    if (!st)
+        st = samc_sam2_model_init(out, w, config ? &cfg : NULL, err);
+    return st;
+}
+
 void samc_sam2_model_free(samc_sam2_model *m)
 {
     if (!m)

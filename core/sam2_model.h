@@ -75,6 +75,9 @@ typedef struct samc_sam2_model {
  * is checked before anything is computed. */
 samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const samc_sam2_config *cfg,
                                  samc_error *err);
+/* Open a checkpoint (any supported format) and build the model; config is a
+ * preset name, a .json or .h5 path, or NULL to detect it from the weights. */
+samc_status samc_sam2_model_load(const char *checkpoint, const char *config, samc_sam2_model **out, samc_error *err);
 void samc_sam2_model_free(samc_sam2_model *m);
 
 /* The memory-path ops of the implementation serving `layer`. */
