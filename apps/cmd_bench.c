@@ -318,6 +318,53 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
     return rc;
 }
 
+/* The machine's FMA peak as it is right now: 12 independent FMA chains per
+ * thread in registers (no memory), on every thread at once. */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define PEAK_VEC __m512
+#define PEAK_SET(x) _mm512_set1_ps(x)
+#define PEAK_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define PEAK_LANES 16
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define PEAK_VEC __m256
+#define PEAK_SET(x) _mm256_set1_ps(x)
+#define PEAK_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define PEAK_LANES 8
+#endif
+
+static double fma_peak(int threads)
+{
+#ifdef PEAK_LANES
+    const long n = 100000000;
+    float sink = 0;
+    const double t0 = now_s();
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    {
+        PEAK_VEC a[12];
+        for (int i = 0; i < 12; i++)
+            a[i] = PEAK_SET(1.0f + 0.1f * (float)(i + omp_get_thread_num()));
+        const PEAK_VEC b = PEAK_SET(0.9999999f), c = PEAK_SET(1e-8f);
+        for (long it = 0; it < n; it++) {
+#pragma GCC unroll 12
+            for (int i = 0; i < 12; i++)
+                a[i] = PEAK_FMA(a[i], b, c);
+        }
+        float tmp[PEAK_LANES];
+        for (int i = 0; i < 12; i++) {
+            memcpy(tmp, &a[i], sizeof tmp);
+            sink += tmp[0];
+        }
+    }
+    const double t = now_s() - t0;
+    return sink > 0 ? 2.0 * PEAK_LANES * 12 * (double)n * threads / t * 1e-9 : 0;
+#else
+    (void)threads;
+    return 0;
+#endif
+}
+
 /* sgemm throughput: a large square product and Hiera's stage-1 qkv shape,
  * with OpenBLAS's own threads (the only place samc lets it use them). */
 static void bench_sgemm(const bench_args *a)
@@ -327,6 +374,9 @@ static void bench_sgemm(const bench_args *a)
         {65536, 288, 96, "hiera_t stage 1 qkv (65536x96 -> 288)"},
         {4096, 1536, 384, "hiera_t stage 3 mlp fc1 (4096x384 -> 1536)"},
     };
+    const double peak = fma_peak(a->threads);
+    printf("FMA peak (register-only loop, %d threads): %.1f GFLOP/s\n", a->threads, peak);
+    printf("RESULT fma_peak threads=%d gflops=%.1f\n", a->threads, peak);
     openblas_set_num_threads(a->threads);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int M = shapes[s].m, N = shapes[s].n, K = shapes[s].k;

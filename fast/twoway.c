@@ -25,6 +25,7 @@ static size_t att_need(int nt, const samc_attention *a, int Lk)
 static samc_status tw_buf_get(samc_ctx *ctx, int nt, int Nq, int Nk, int D, int C, int hidden, size_t s_need,
                               tw_buf *b)
 {
+    (void)nt;
     const size_t big = (size_t)(Nq > Nk ? Nq : Nk);
     const size_t counts[9] = {(size_t)Nq * D, (size_t)Nk * D, big * D, (size_t)Nq * (hidden > 0 ? hidden : 1),
                               big * C, big * C, big * C, big * C, s_need};
