@@ -98,7 +98,8 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
                              n->backbone_channel_list[i], specs[ends[nst - 1 - i]].dim_out);
     for (int i = 0; i < n->n_top_down; i++)
         if (n->fpn_top_down_levels[i] < 0 || n->fpn_top_down_levels[i] >= nst)
-            return samc_fail(err, SAMC_ERR_FORMAT, "config: fpn_top_down_levels has %d", n->fpn_top_down_levels[i]);
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: fpn_top_down_levels has %d, outside 0..%d",
+                             n->fpn_top_down_levels[i], nst - 1);
     if (n->d_model <= 0 || n->d_model % 8 || n->pe.num_pos_feats != n->d_model)
         return samc_fail(err, SAMC_ERR_FORMAT,
                          "config: neck d_model %d must be a positive multiple of 8 equal to its position encoding's num_pos_feats (%d)",

@@ -330,7 +330,10 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
     cJSON_Delete(root);
     if (j.st)
         return j.st;
-    return samc_sam2_config_validate(c, err);
+    samc_status st = samc_sam2_config_validate(c, err);
+    if (st) /* name the source: "ckpt.config.json: config: ..." */
+        samc_error_prefix(err, "%s", what);
+    return st;
 }
 
 samc_status samc_sam2_config_from_json_file(const char *path, samc_sam2_config *cfg, samc_error *err)

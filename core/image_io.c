@@ -5,10 +5,13 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "fileio.h"
+#include "jpeg_decode.h"
 
 static samc_status check_dims(int w, int h, const char *what, samc_error *err)
 {
@@ -20,51 +23,108 @@ static samc_status check_dims(int w, int h, const char *what, samc_error *err)
     return SAMC_OK;
 }
 
-samc_status samc_image_load(const char *path, samc_image *img, samc_error *err)
+/* Whatever stb_image would decode as a JPEG (its test: 0xFF, optional 0xFF
+ * fill bytes, then SOI 0xD8) goes to libjpeg instead (core/jpeg_decode.c):
+ * stb's JPEG decoder in Debian's libstb (git 2022-09-08) writes past its
+ * Huffman tables on a DHT segment declaring more than 256 codes (found by
+ * fuzz/fuzz_image.c; docs/hostile_input.md), and libjpeg decodes exactly as
+ * Pillow does for the official predictor. */
+static int is_jpeg(const uint8_t *b, size_t n)
 {
-    memset(img, 0, sizeof *img);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot open image: %s", path, strerror(errno));
-    int w = 0, h = 0, c = 0;
-    /* Read the header first so a huge image is refused before decoding. */
-    if (!stbi_info_from_file(f, &w, &h, &c)) {
-        fclose(f);
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", path, stbi_failure_reason());
+    if (n < 2 || b[0] != 0xFF)
+        return 0;
+    size_t i = 1;
+    while (i < n && b[i] == 0xFF)
+        i++;
+    return i < n && b[i] == 0xD8;
+}
+
+/* stb's PNM header parser (stbi__pnm_getinteger) accumulates digits in an
+ * int without an overflow check (undefined behaviour, found by fuzzing).
+ * This mirrors its reading of the three header integers and refuses any
+ * that does not fit an int before stb sees the file. */
+static int pnm_header_overflows(const uint8_t *b, size_t n)
+{
+    size_t pos = 0;
+#define GET8() (pos < n ? b[pos++] : 0)
+#define AT_EOF() (pos >= n)
+#define IS_SPACE(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\v' || (c) == '\f' || (c) == '\r')
+    const int p = GET8(), t = GET8();
+    if (p != 'P' || (t != '5' && t != '6'))
+        return 0;
+    int c = GET8();
+    for (int k = 0; k < 3; k++) {
+        for (;;) { /* stbi__pnm_skip_whitespace */
+            while (!AT_EOF() && IS_SPACE(c))
+                c = GET8();
+            if (AT_EOF() || c != '#')
+                break;
+            while (!AT_EOF() && c != '\n' && c != '\r')
+                c = GET8();
+        }
+        long long v = 0;
+        while (!AT_EOF() && c >= '0' && c <= '9') {
+            v = v * 10 + (c - '0');
+            if (v > 2147483647LL)
+                return 1;
+            c = GET8();
+        }
     }
-    samc_status st = check_dims(w, h, path, err);
-    if (st) {
-        fclose(f);
-        return st;
-    }
-    img->rgb = stbi_load_from_file(f, &w, &h, &c, 3); /* 16-bit is scaled to 8-bit */
-    fclose(f);
-    if (!img->rgb)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: cannot decode image (%s)", path, stbi_failure_reason());
-    img->w = w, img->h = h;
-    return SAMC_OK;
+#undef GET8
+#undef AT_EOF
+#undef IS_SPACE
+    return 0;
 }
 
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img, samc_error *err)
 {
     memset(img, 0, sizeof *img);
+    if (!buf || len <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: image file is empty", what);
+    if (is_jpeg(buf, (size_t)len)) {
+        int w = 0, h = 0;
+        samc_status st = samc_jpeg_decode_mem(buf, (size_t)len, what, &img->rgb, &w, &h, err);
+        if (!st)
+            img->w = w, img->h = h;
+        return st;
+    }
+    if (pnm_header_overflows(buf, (size_t)len))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (PNM header number out of range)", what);
     int w = 0, h = 0, c = 0;
-    if (len <= 0 || !stbi_info_from_memory(buf, len, &w, &h, &c))
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image", what);
+    /* Read the header first so a huge image is refused before decoding. */
+    if (!stbi_info_from_memory(buf, len, &w, &h, &c))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", what, stbi_failure_reason());
     samc_status st = check_dims(w, h, what, err);
     if (st)
         return st;
-    img->rgb = stbi_load_from_memory(buf, len, &w, &h, &c, 3);
+    img->rgb = stbi_load_from_memory(buf, len, &w, &h, &c, 3); /* 16-bit is scaled to 8-bit */
     if (!img->rgb)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: cannot decode image (%s)", what, stbi_failure_reason());
     img->w = w, img->h = h;
     return SAMC_OK;
 }
 
+samc_status samc_image_load(const char *path, samc_image *img, samc_error *err)
+{
+    memset(img, 0, sizeof *img);
+    samc_mapped_file mf;
+    samc_status st = samc_file_map(path, &mf, err);
+    if (st)
+        return st;
+    if (mf.size > (size_t)SAMC_IMAGE_MAX_FILE_BYTES) {
+        samc_file_unmap(&mf);
+        return samc_fail(err, SAMC_ERR_ARG, "%s: image file is %zu bytes; samc reads images of at most %lld bytes",
+                         path, mf.size, (long long)SAMC_IMAGE_MAX_FILE_BYTES);
+    }
+    st = samc_image_from_memory(mf.data, (int)mf.size, path, img, err);
+    samc_file_unmap(&mf);
+    return st;
+}
+
 void samc_image_free(samc_image *img)
 {
-    if (img)
-        stbi_image_free(img->rgb), img->rgb = NULL;
+    if (img) /* stb and libjpeg buffers alike: stb allocates with malloc (STBI_MALLOC default) */
+        free(img->rgb), img->rgb = NULL;
 }
 
 samc_status samc_png_write(const char *path, int w, int h, int comp, const uint8_t *data, samc_error *err)

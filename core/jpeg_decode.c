@@ -30,10 +30,24 @@ static void on_error(j_common_ptr cinfo)
 
 static void quiet(j_common_ptr cinfo) { (void)cinfo; } /* warnings (e.g. premature end) ignored, as Pillow does */
 
+/* Progress monitor: refuse absurd scan counts (see SAMC_JPEG_MAX_SCANS). */
+static void scan_limit(j_common_ptr cinfo)
+{
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (cinfo->is_decompressor && d->input_scan_number > SAMC_JPEG_MAX_SCANS) {
+        jerr *e = (jerr *)cinfo->err;
+        snprintf(e->msg, sizeof e->msg, "more than %d progressive scans", SAMC_JPEG_MAX_SCANS);
+        longjmp(e->jump, 1);
+    }
+}
+
 typedef struct job {
     struct jpeg_decompress_struct cinfo;
     jerr err;
+    struct jpeg_progress_mgr progress;
     FILE *f;
+    const uint8_t *buf; /* memory source when f is NULL */
+    size_t len;
     uint8_t *rgb;
 } job;
 
@@ -45,7 +59,12 @@ static samc_status run(job *j, const char *path, bool pixels, int *w, int *h, sa
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable JPEG (%s)", path, j->err.msg);
     }
     jpeg_create_decompress(&j->cinfo);
-    jpeg_stdio_src(&j->cinfo, j->f);
+    if (j->f)
+        jpeg_stdio_src(&j->cinfo, j->f);
+    else
+        jpeg_mem_src(&j->cinfo, j->buf, (unsigned long)j->len);
+    j->progress.progress_monitor = scan_limit;
+    j->cinfo.progress = &j->progress;
     jpeg_read_header(&j->cinfo, TRUE);
     *w = (int)j->cinfo.image_width, *h = (int)j->cinfo.image_height;
     if (*w <= 0 || *h <= 0 || *w > SAMC_IMAGE_MAX_SIDE || *h > SAMC_IMAGE_MAX_SIDE ||
@@ -68,12 +87,16 @@ static samc_status run(job *j, const char *path, bool pixels, int *w, int *h, sa
     return SAMC_OK;
 }
 
-static samc_status decode(const char *path, bool pixels, uint8_t **rgb, int *w, int *h, samc_error *err)
+/* From the file `path`, or from buf[0..len) when buf is not NULL (then
+ * `path` only names it in messages). */
+static samc_status decode(const char *path, const uint8_t *buf, size_t len, bool pixels, uint8_t **rgb, int *w,
+                          int *h, samc_error *err)
 {
     job *j = calloc(1, sizeof *j);
     if (!j)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    if (!(j->f = fopen(path, "rb"))) {
+    j->buf = buf, j->len = len;
+    if (!buf && !(j->f = fopen(path, "rb"))) {
         free(j);
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
@@ -82,7 +105,8 @@ static samc_status decode(const char *path, bool pixels, uint8_t **rgb, int *w, 
     j->err.pub.output_message = quiet;
     samc_status st = run(j, path, pixels, w, h, err);
     jpeg_destroy_decompress(&j->cinfo);
-    fclose(j->f);
+    if (j->f)
+        fclose(j->f);
     if (rgb)
         *rgb = st ? NULL : j->rgb;
     else
@@ -93,10 +117,26 @@ static samc_status decode(const char *path, bool pixels, uint8_t **rgb, int *w, 
 
 samc_status samc_jpeg_size(const char *path, int *w, int *h, samc_error *err)
 {
-    return decode(path, false, NULL, w, h, err);
+    return decode(path, NULL, 0, false, NULL, w, h, err);
 }
 
 samc_status samc_jpeg_decode(const char *path, uint8_t **rgb, int *w, int *h, samc_error *err)
 {
-    return decode(path, true, rgb, w, h, err);
+    return decode(path, NULL, 0, true, rgb, w, h, err);
+}
+
+samc_status samc_jpeg_size_mem(const uint8_t *buf, size_t len, const char *what, int *w, int *h, samc_error *err)
+{
+    if (!buf || !len)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable JPEG (empty)", what);
+    return decode(what, buf, len, false, NULL, w, h, err);
+}
+
+samc_status samc_jpeg_decode_mem(const uint8_t *buf, size_t len, const char *what, uint8_t **rgb, int *w, int *h,
+                                 samc_error *err)
+{
+    *rgb = NULL;
+    if (!buf || !len)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable JPEG (empty)", what);
+    return decode(what, buf, len, true, rgb, w, h, err);
 }

@@ -616,6 +616,8 @@ static samc_status run(pkl_vm *vm)
             if (l->type != SAMC_PKL_LIST)
                 return VM_FAIL(vm, SAMC_ERR_FORMAT, "APPENDS on a %s", samc_pkl_type_name(l->type));
             size_t k = vm->sp - base;
+            if (k == 0) /* an empty APPENDS: items may still be NULL */
+                break;
             if ((st = seq_reserve(vm, &l->u.seq.items, &l->u.seq.cap, l->u.seq.n + k)))
                 break;
             memcpy(l->u.seq.items + l->u.seq.n, vm->stack + base, k * sizeof *l->u.seq.items);
@@ -757,6 +759,14 @@ samc_status samc_pickle_load(const uint8_t *data, size_t n, const char *source, 
     vm.n = n;
     vm.source = source;
     vm.err = err;
+    /* The value stack exists from the start, so `stack + base` is never
+     * arithmetic on NULL (a MARK then TUPLE on an empty stack). */
+    vm.stack_cap = 64;
+    vm.stack = malloc(vm.stack_cap * sizeof *vm.stack);
+    if (!vm.stack) {
+        free(vm.p);
+        return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory", source);
+    }
     samc_status st = run(&vm);
     free(vm.stack);
     free(vm.marks);

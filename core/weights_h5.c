@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "fileio.h"
+#include "h5_guard.h"
 #include "weights.h"
 
 #define H5_MAX_NUMEL ((int64_t)1 << 31)
@@ -147,6 +148,11 @@ static samc_status read_dataset(const char *path, hid_t wg, const char *name, sa
         goto done;
     }
     int64_t numel = samc_shape_numel(nd, shape);
+    const char *why = samc_h5_dataset_problem(ds, numel, H5Tget_size(ty));
+    if (why) {
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: dataset '/weights/%s': %s", path, name, why);
+        goto done;
+    }
     buf = malloc((size_t)(numel ? numel : 1) * sizeof(float));
     if (!buf) {
         st = samc_fail(err, SAMC_ERR_NOMEM, "%s: dataset '/weights/%s': out of memory for %lld floats",

@@ -4,11 +4,13 @@
 #include "dump.h"
 
 #include <hdf5.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/h5_guard.h"
 
 struct samc_dump {
     hid_t file;
@@ -96,6 +98,9 @@ bool samc_dump_has_attr(samc_dump *d, const char *obj, const char *attr)
            H5Aexists_by_name(d->file, obj, attr, H5P_DEFAULT) > 0;
 }
 
+/* "/format" for the root, "/model/family" below it. */
+#define SEP(obj) (strcmp((obj), "/") ? "/" : "")
+
 static hid_t open_attr(samc_dump *d, const char *obj, const char *attr, samc_error *err)
 {
     if (!samc_dump_has_attr(d, obj, attr)) {
@@ -111,10 +116,18 @@ samc_status samc_dump_attr_str(samc_dump *d, const char *obj, const char *attr, 
     hid_t a = open_attr(d, obj, attr, err);
     if (a < 0)
         return err && err->status ? err->status : SAMC_ERR_KEY;
-    hid_t t = H5Aget_type(a);
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
     samc_status st = SAMC_OK;
+    /* One string only: H5Aread writes every element of the attribute's
+     * dataspace, and the buffers below hold one. */
+    const hssize_t npoints = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+    if (sp >= 0)
+        H5Sclose(sp);
     if (H5Tget_class(t) != H5T_STRING) {
-        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: attribute %s/%s is not a string", d->path, obj, attr);
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: attribute %s%s%s is not a string", d->path, obj, SEP(obj), attr);
+    } else if (npoints != 1) {
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: attribute %s%s%s holds %lld strings, expected one", d->path, obj,
+                       SEP(obj), attr, (long long)npoints);
     } else if (H5Tis_variable_str(t) > 0) {
         hid_t mt = H5Tcopy(H5T_C_S1);
         H5Tset_size(mt, H5T_VARIABLE);
@@ -129,6 +142,12 @@ samc_status samc_dump_attr_str(samc_dump *d, const char *obj, const char *attr, 
         H5Tclose(mt);
     } else {
         size_t n = H5Tget_size(t);
+        if (n == 0 || n > ((size_t)1 << 26)) {
+            H5Tclose(t);
+            H5Aclose(a);
+            return samc_fail(err, SAMC_ERR_FORMAT, "%s: string attribute %s%s%s has an unusable size (%zu bytes)",
+                             d->path, obj, SEP(obj), attr, n);
+        }
         *out = calloc(n + 1, 1);
         hid_t mt = H5Tcopy(t);
         if (!*out || H5Aread(a, mt, *out) < 0)
@@ -187,14 +206,25 @@ static hid_t open_dataset(samc_dump *d, const char *path, int *ndim, int64_t *di
     int nd = H5Sget_simple_extent_ndims(sp);
     H5T_class_t cls = H5Tget_class(t);
     hsize_t hd[16] = {0};
-    bool ok = nd >= 0 && nd <= maxdims && (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_ENUM);
-    if (ok)
-        H5Sget_simple_extent_dims(sp, hd, NULL);
+    bool ok = nd >= 0 && nd <= maxdims && (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_ENUM) &&
+              H5Sget_simple_extent_dims(sp, hd, NULL) >= 0;
+    /* element count with overflow checks, then the storage checks */
+    int64_t numel = 1;
+    for (int i = 0; ok && i < nd; i++) {
+        if (hd[i] > (hsize_t)SAMC_H5_MAX_NUMEL || (hd[i] && numel > SAMC_H5_MAX_NUMEL / (int64_t)hd[i]))
+            numel = SAMC_H5_MAX_NUMEL + 1;
+        else
+            numel *= (int64_t)hd[i];
+    }
+    const char *why = ok ? samc_h5_dataset_problem(ds, numel, H5Tget_size(t)) : NULL;
     H5Sclose(sp);
     H5Tclose(t);
-    if (!ok) {
+    if (!ok || why) {
         H5Dclose(ds);
-        samc_fail(err, SAMC_ERR_FORMAT, "%s: dataset %s is not a numeric array of rank <= %d", d->path, path, maxdims);
+        if (why)
+            samc_fail(err, SAMC_ERR_FORMAT, "%s: dataset %s: %s", d->path, path, why);
+        else
+            samc_fail(err, SAMC_ERR_FORMAT, "%s: dataset %s is not a numeric array of rank <= %d", d->path, path, maxdims);
         return -1;
     }
     *ndim = nd;
@@ -306,11 +336,19 @@ samc_status samc_dump_records(samc_dump *d, samc_dump_record **recs, int *n, sam
         }
         snprintf(r->module, sizeof r->module, "%s", mod);
         free(mod);
+        if (!(call >= 0 && call <= INT_MAX && call == (int)call)) { /* also NaN: no float->int overflow */
+            free(*recs);
+            *recs = NULL;
+            return samc_fail(err, SAMC_ERR_FORMAT, "%s: attribute %s/call is %g, expected an integer >= 0", d->path, g,
+                             call);
+        }
         r->call = (int)call;
         r->frame_idx = r->obj_id = -1;
-        if (samc_dump_has_attr(d, g, "frame_idx") && !samc_dump_attr_num(d, g, "frame_idx", &v, NULL, NULL))
+        if (samc_dump_has_attr(d, g, "frame_idx") && !samc_dump_attr_num(d, g, "frame_idx", &v, NULL, NULL) &&
+            v >= -1 && v <= INT_MAX)
             r->frame_idx = (int)v;
-        if (samc_dump_has_attr(d, g, "obj_id") && !samc_dump_attr_num(d, g, "obj_id", &v, NULL, NULL))
+        if (samc_dump_has_attr(d, g, "obj_id") && !samc_dump_attr_num(d, g, "obj_id", &v, NULL, NULL) && v >= -1 &&
+            v <= INT_MAX)
             r->obj_id = (int)v;
     }
     return SAMC_OK;
@@ -326,7 +364,10 @@ samc_status samc_dump_list(samc_dump *d, const char *group, char ***names, int *
     if (g < 0)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: %s is not a group", d->path, group);
     H5G_info_t info;
-    H5Gget_info(g, &info);
+    if (H5Gget_info(g, &info) < 0 || info.nlinks > (1u << 20)) {
+        H5Gclose(g);
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: cannot list group %s (corrupt file?)", d->path, group);
+    }
     *names = calloc(info.nlinks ? info.nlinks : 1, sizeof **names);
     for (hsize_t i = 0; *names && i < info.nlinks; i++) {
         char buf[256];

@@ -1,0 +1,83 @@
+/* fuzz_common.c - see fuzz_common.h. */
+#include "fuzz_common.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmp_paths[8][256];
+static int n_tmp;
+
+static void remove_temps(void)
+{
+    for (int i = 0; i < n_tmp; i++)
+        unlink(tmp_paths[i]);
+}
+
+const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *suffix)
+{
+    int slot = -1;
+    for (int i = 0; i < n_tmp; i++)
+        if (strlen(tmp_paths[i]) > strlen(suffix) &&
+            !strcmp(tmp_paths[i] + strlen(tmp_paths[i]) - strlen(suffix), suffix))
+            slot = i;
+    if (slot < 0) {
+        if (n_tmp == 8)
+            abort();
+        slot = n_tmp++;
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        snprintf(tmp_paths[slot], sizeof tmp_paths[slot], "%s/samc_fuzz_%d_%d%s", dir, (int)getpid(), slot, suffix);
+        if (slot == 0)
+            atexit(remove_temps);
+    }
+    const char *path = tmp_paths[slot];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        perror(path);
+        abort();
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0) {
+            perror(path);
+            abort();
+        }
+        done += (size_t)w;
+    }
+    close(fd);
+    return path;
+}
+
+void fuzz_check_error(samc_status st, const samc_error *err, const char *must_name, const char *what)
+{
+    if (st == SAMC_OK)
+        return;
+    if (!err->msg[0]) {
+        fprintf(stderr, "fuzz invariant: %s failed with status %d and no message\n", what, (int)st);
+        abort();
+    }
+    if (must_name && !strstr(err->msg, must_name)) {
+        fprintf(stderr, "fuzz invariant: %s: message does not name '%s': %s\n", what, must_name, err->msg);
+        abort();
+    }
+}
+
+double fuzz_touch(const float *p, size_t n)
+{
+    volatile double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += p[i];
+    return s;
+}
+
+unsigned fuzz_touch_bytes(const void *p, size_t n)
+{
+    volatile unsigned s = 0;
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        s += b[i];
+    return s;
+}

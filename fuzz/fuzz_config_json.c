@@ -1,0 +1,42 @@
+/* fuzz_config_json.c - model config JSON (core/config_json.c through cJSON,
+ * then core/config.c validation and, for accepted configs, the full list of
+ * expected state_dict keys, core/sam2_keys.c). Seeds: the fixture
+ * *.config.json files and fuzz/seeds/config_json/. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/sam2_keys.h"
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > (1 << 20))
+        return 0;
+    char *s = malloc(size + 1);
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+    s[size] = '\0';
+    samc_sam2_config cfg;
+    samc_error err = {0};
+    samc_status st = samc_sam2_config_from_json(s, "fuzz.json", &cfg, &err);
+    fuzz_check_error(st, &err, "fuzz.json", "samc_sam2_config_from_json");
+    if (!st) {
+        samc_key_list keys = {0};
+        samc_error ke = {0};
+        st = samc_sam2_expected_keys(&cfg, &keys, &ke);
+        fuzz_check_error(st, &ke, NULL, "samc_sam2_expected_keys");
+        for (int i = 0; !st && i < keys.count; i++) {
+            const samc_key_spec *k = &keys.items[i];
+            if (k->ndim < 0 || k->ndim > 4 || !memchr(k->key, 0, sizeof k->key))
+                abort();
+            for (int j = 0; j < k->ndim; j++)
+                if (k->shape[j] < 0)
+                    abort();
+        }
+        samc_key_list_free(&keys);
+    }
+    free(s);
+    return 0;
+}

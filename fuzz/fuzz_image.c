@@ -1,0 +1,44 @@
+/* fuzz_image.c - image decoding through samc (core/image_io.c:
+ * samc_image_from_memory, stb_image underneath) and the PNG writer on what
+ * was decoded.
+ *
+ * In the SAMC_FUZZ build stb_image is compiled from its header into the
+ * harness (stb_image_impl.c) so ASan and coverage see inside the decoders;
+ * the replay build uses the Debian libstb that samc links. Inputs whose
+ * header declares more than 2^22 pixels (but are within samc's limits) are
+ * skipped so one execution stays fast; larger than samc's limits is still
+ * run, since it must be refused before decoding. Seeds: fuzz/seeds/image/. */
+#include <stb_image.h>
+#include <stdlib.h>
+
+#include "core/image_io.h"
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > (1u << 24))
+        return 0;
+    int w = 0, h = 0, c = 0;
+    if (size && stbi_info_from_memory(data, (int)size, &w, &h, &c)) {
+        const long long px = (long long)w * h;
+        const int over = w > SAMC_IMAGE_MAX_SIDE || h > SAMC_IMAGE_MAX_SIDE || px > SAMC_IMAGE_MAX_PIXELS;
+        if (!over && px > (1LL << 22))
+            return 0;
+    }
+    samc_image img;
+    samc_error err = {0};
+    samc_status st = samc_image_from_memory(data, (int)size, "fuzz.img", &img, &err);
+    fuzz_check_error(st, &err, "fuzz.img", "samc_image_from_memory");
+    if (!st) {
+        if (img.w <= 0 || img.h <= 0 || img.w > SAMC_IMAGE_MAX_SIDE || img.h > SAMC_IMAGE_MAX_SIDE || !img.rgb)
+            abort();
+        fuzz_touch_bytes(img.rgb, (size_t)img.w * img.h * 3);
+        if ((long long)img.w * img.h <= 64 * 64) {
+            const char *path = fuzz_temp_file((const uint8_t *)"", 0, ".png");
+            samc_error we = {0};
+            fuzz_check_error(samc_png_write(path, img.w, img.h, 3, img.rgb, &we), &we, path, "samc_png_write");
+        }
+    }
+    samc_image_free(&img);
+    return 0;
+}
