@@ -62,6 +62,66 @@ samc_status samc_hiera_block_specs(const samc_hiera_config *h, samc_hiera_block_
     return SAMC_OK;
 }
 
+/* Sizes the key list and the layers use, outside what the official code
+ * would build (found by fuzz/fuzz_config_json.c: accepted configs implied
+ * tensors of shape -1, and the mask downsampler's stride loop overflowed). */
+static samc_status validate_ranges(const samc_sam2_config *c, samc_error *err)
+{
+#define RANGE(v, lo, hi, name)                                                                               \
+    do {                                                                                                     \
+        if (!((v) >= (lo) && (v) <= (hi)))                                                                   \
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: %s = %g is outside %g..%g", name, (double)(v),     \
+                             (double)(lo), (double)(hi));                                                    \
+    } while (0)
+    const samc_neck_config *n = &c->neck;
+    RANGE(n->conv_kernel, 1, 15, "image_encoder.neck.kernel_size");
+    RANGE(n->conv_stride, 1, 15, "image_encoder.neck.stride");
+    RANGE(n->conv_padding, 0, 15, "image_encoder.neck.padding");
+    RANGE(n->pe.temperature, 1e-6, 1e12, "image_encoder.neck.position_encoding.temperature");
+    RANGE(n->pe.scale, -1e6, 1e6, "image_encoder.neck.position_encoding.scale");
+    const samc_memory_attention_config *ma = &c->mem_attn;
+    RANGE(ma->d_model, 1, 65536, "memory_attention.d_model");
+    RANGE(ma->num_layers, 0, 64, "memory_attention.num_layers");
+    RANGE(ma->dim_feedforward, 1, 1 << 20, "memory_attention.layer.dim_feedforward");
+    RANGE(ma->self_heads, 1, 1024, "memory_attention.layer.self_attention.num_heads");
+    RANGE(ma->cross_heads, 1, 1024, "memory_attention.layer.cross_attention.num_heads");
+    RANGE(ma->kv_in_dim, 1, 65536, "memory_attention.layer.cross_attention.kv_in_dim");
+    RANGE(ma->rope_theta, 1e-6, 1e12, "memory_attention.layer.*.rope_theta");
+    RANGE(ma->feat_h, 1, 1024, "memory_attention.layer.*.feat_sizes");
+    RANGE(ma->feat_w, 1, 1024, "memory_attention.layer.*.feat_sizes");
+    if (ma->d_model % ma->self_heads || ma->d_model % ma->cross_heads)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: memory_attention.d_model %d is not divisible by its heads",
+                         ma->d_model);
+    const samc_memory_encoder_config *me = &c->mem_enc;
+    RANGE(me->out_dim, 1, 65536, "memory_encoder.out_dim");
+    RANGE(me->in_dim, 1, 65536, "memory_encoder.in_dim");
+    RANGE(me->ds_kernel, 1, 15, "memory_encoder.mask_downsampler.kernel_size");
+    RANGE(me->ds_stride, 1, 16, "memory_encoder.mask_downsampler.stride");
+    RANGE(me->ds_padding, 0, 15, "memory_encoder.mask_downsampler.padding");
+    RANGE(me->ds_total_stride, 1, 1024, "memory_encoder.mask_downsampler.total_stride");
+    RANGE(me->ds_embed_dim, 1, 65536, "memory_encoder.mask_downsampler.embed_dim");
+    RANGE(me->fuser_layers, 0, 64, "memory_encoder.fuser.num_layers");
+    RANGE(me->fuser_dim, 1, 65536, "memory_encoder.fuser.layer.dim");
+    RANGE(me->fuser_kernel, 1, 31, "memory_encoder.fuser.layer.kernel_size");
+    RANGE(me->fuser_padding, 0, 31, "memory_encoder.fuser.layer.padding");
+    RANGE(me->layer_scale_init_value, -1e6, 1e6, "memory_encoder.fuser.layer.layer_scale_init_value");
+    RANGE(me->pe.num_pos_feats, 1, 65536, "memory_encoder.position_encoding.num_pos_feats");
+    RANGE(me->pe.temperature, 1e-6, 1e12, "memory_encoder.position_encoding.temperature");
+    RANGE(me->pe.scale, -1e6, 1e6, "memory_encoder.position_encoding.scale");
+    RANGE(c->num_maskmem, 0, 64, "num_maskmem");
+    RANGE(c->sigmoid_scale_for_mem_enc, -1e6, 1e6, "sigmoid_scale_for_mem_enc");
+    RANGE(c->sigmoid_bias_for_mem_enc, -1e6, 1e6, "sigmoid_bias_for_mem_enc");
+    RANGE(c->max_cond_frames_in_attn, -1, 1 << 20, "max_cond_frames_in_attn");
+    RANGE(c->multimask_min_pt_num, 0, 1 << 20, "multimask_min_pt_num");
+    RANGE(c->multimask_max_pt_num, 0, 1 << 20, "multimask_max_pt_num");
+    RANGE(c->memory_temporal_stride_for_eval, 1, 1 << 20, "memory_temporal_stride_for_eval");
+    RANGE(c->max_obj_ptrs_in_encoder, 0, 1 << 20, "max_obj_ptrs_in_encoder");
+    RANGE(c->dynamic_multimask_stability_delta, -1e6, 1e6, "dynamic_multimask_stability_delta");
+    RANGE(c->dynamic_multimask_stability_thresh, -1e6, 1e6, "dynamic_multimask_stability_thresh");
+#undef RANGE
+    return SAMC_OK;
+}
+
 samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err)
 {
     const samc_hiera_config *h = &c->trunk;
@@ -76,6 +136,18 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
     if (samc_hiera_depth(h) > SAMC_MAX_BLOCKS)
         return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: Hiera depth %d exceeds %d", samc_hiera_depth(h),
                          SAMC_MAX_BLOCKS);
+    /* Ranges before anything is derived from them: the layout below converts
+     * dim * dim_mul to int, and key shapes multiply sizes together. */
+    if (!(h->dim_mul > 0 && h->dim_mul <= 16) || !(h->head_mul > 0 && h->head_mul <= 16) || h->embed_dim > 8192 ||
+        h->num_heads > 1024 || h->q_stride > 16 || h->bkg_h > 1024 || h->bkg_w > 1024)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: trunk sizes out of range (embed_dim <= 8192, num_heads <= 1024, dim_mul and "
+                         "head_mul in (0,16], q_stride <= 16, window_pos_embed_bkg_spatial_size <= 1024)");
+    if (h->window_spec[0] < 1) /* Hiera tiles pos_embed_window (window_spec[0] square) over the grid */
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: window_spec[0] = %d must be at least 1", h->window_spec[0]);
+    for (int i = 0; i < h->num_stages; i++)
+        if (h->window_spec[i] > 1024)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: window_spec[%d] = %d is over 1024", i, h->window_spec[i]);
     if (h->q_pool < 0 || h->q_pool > h->num_stages - 1)
         return samc_fail(err, SAMC_ERR_FORMAT, "config: q_pool %d outside 0..%d", h->q_pool, h->num_stages - 1);
     samc_hiera_block_spec specs[SAMC_MAX_BLOCKS];
@@ -83,6 +155,9 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
     if (st)
         return st;
     int ends[SAMC_MAX_STAGES], nst = samc_hiera_stage_ends(h, ends);
+    for (int i = 0; i < samc_hiera_depth(h); i++)
+        if (specs[i].dim_out <= 0 || specs[i].dim_out > 65536)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: block %d: dim %d outside 1..65536", i, specs[i].dim_out);
     for (int i = 0; i < samc_hiera_depth(h); i++)
         if (specs[i].heads <= 0 || specs[i].dim_out % specs[i].heads)
             return samc_fail(err, SAMC_ERR_FORMAT, "config: block %d: dim %d not divisible by %d heads", i,
@@ -112,5 +187,5 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
                          c->image_size, c->backbone_stride);
     if (c->image_size > 8192)
         return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: image_size %d is over 8192", c->image_size);
-    return SAMC_OK;
+    return validate_ranges(c, err);
 }

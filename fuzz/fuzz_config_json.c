@@ -2,6 +2,7 @@
  * then core/config.c validation and, for accepted configs, the full list of
  * expected state_dict keys, core/sam2_keys.c). Seeds: the fixture
  * *.config.json files and fuzz/seeds/config_json/. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check_error(st, &ke, NULL, "samc_sam2_expected_keys");
         for (int i = 0; !st && i < keys.count; i++) {
             const samc_key_spec *k = &keys.items[i];
-            if (k->ndim < 0 || k->ndim > 4 || !memchr(k->key, 0, sizeof k->key))
+            int bad = k->ndim < 0 || k->ndim > 4 || !memchr(k->key, 0, sizeof k->key);
+            for (int j = 0; !bad && j < k->ndim; j++)
+                bad = k->shape[j] < 0;
+            if (bad) { /* an accepted config must imply real tensors */
+                fprintf(stderr, "fuzz invariant: accepted config implies key '%.160s' of rank %d, shape", k->key,
+                        k->ndim);
+                for (int j = 0; j < k->ndim && j < 4; j++)
+                    fprintf(stderr, " %lld", (long long)k->shape[j]);
+                fprintf(stderr, "\n");
                 abort();
-            for (int j = 0; j < k->ndim; j++)
-                if (k->shape[j] < 0)
-                    abort();
+            }
         }
         samc_key_list_free(&keys);
     }

@@ -4,7 +4,8 @@
  *
  * In the SAMC_FUZZ build stb_image is compiled from its header into the
  * harness (stb_image_impl.c) so ASan and coverage see inside the decoders;
- * the replay build uses the Debian libstb that samc links. Inputs whose
+ * the replay build uses the Debian libstb that samc links. JPEGs go to
+ * libjpeg (core/jpeg_decode.c, not instrumented). Inputs whose
  * header declares more than 2^22 pixels (but are within samc's limits) are
  * skipped so one execution stays fast; larger than samc's limits is still
  * run, since it must be refused before decoding. Seeds: fuzz/seeds/image/. */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 
 #include "core/image_io.h"
+#include "core/jpeg_decode.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,7 +21,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > (1u << 24))
         return 0;
     int w = 0, h = 0, c = 0;
-    if (size && stbi_info_from_memory(data, (int)size, &w, &h, &c)) {
+    /* Header sizes the way samc will decode: JPEG-looking inputs (stb's
+     * test: 0xFF, fill bytes, SOI) go to libjpeg, never to stb. */
+    size_t i = 1;
+    while (i < size && data[i] == 0xFF)
+        i++;
+    const int jpeg = size >= 2 && data[0] == 0xFF && i < size && data[i] == 0xD8;
+    samc_error je = {0};
+    if (jpeg ? samc_jpeg_size_mem(data, size, "fuzz.img", &w, &h, &je) == SAMC_OK
+             : size && stbi_info_from_memory(data, (int)size, &w, &h, &c)) {
         const long long px = (long long)w * h;
         const int over = w > SAMC_IMAGE_MAX_SIDE || h > SAMC_IMAGE_MAX_SIDE || px > SAMC_IMAGE_MAX_PIXELS;
         if (!over && px > (1LL << 22))
