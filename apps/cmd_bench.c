@@ -448,8 +448,30 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
     return SAMC_OK;
 }
 
+/* OpenMP's default wait policy lets idle threads spin between parallel
+ * regions. On a machine shared with other work (these 2-core machines always
+ * are) a spinning thread takes the core its partner needs, and the many short
+ * regions of the decoder ran 2-10x slower (docs/fast.md). libgomp reads the
+ * policy once at start-up, so `samc bench` re-executes itself with
+ * OMP_WAIT_POLICY=PASSIVE unless the variable is set: the same setting
+ * tools/bench_pytorch.py gives PyTorch. */
+static void passive_wait_policy(int argc, char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY"))
+        return;
+    char **nargv = calloc((size_t)argc + 2, sizeof *nargv);
+    if (!nargv || setenv("OMP_WAIT_POLICY", "PASSIVE", 1))
+        return;
+    nargv[0] = (char *)"samc";
+    for (int i = 0; i < argc; i++)
+        nargv[i + 1] = argv[i];
+    execv("/proc/self/exe", nargv); /* returns only on failure: then run as we are */
+    free(nargv);
+}
+
 int cmd_bench(int argc, char **argv)
 {
+    passive_wait_policy(argc, argv);
     bench_args a = {.config = NULL, .impl = "fast", .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
                     .img_w = 1200, .img_h = 900, .prompts = 1};
     samc_error err = {0};
@@ -460,7 +482,8 @@ int cmd_bench(int argc, char **argv)
     if (!a.threads)
         a.threads = omp_get_max_threads();
     omp_set_num_threads(a.threads);
-    printf("samc bench: threads %d, OpenBLAS core %s (%s, threading %s), SIMD %s\n", a.threads,
+    printf("samc bench: threads %d, OMP_WAIT_POLICY=%s, OpenBLAS core %s (%s, threading %s), SIMD %s\n", a.threads,
+           getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(default)",
            openblas_get_corename(), openblas_get_config(),
            openblas_get_parallel() == 2 ? "openmp" : openblas_get_parallel() == 1 ? "pthreads" : "none",
 #if defined(__AVX512F__)
