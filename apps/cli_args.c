@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -81,5 +82,80 @@ samc_status cli_mkdirs(const char *dir, samc_error *err)
         }
     if (mkdir(buf, 0755) && errno != EEXIST)
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
+    return SAMC_OK;
+}
+
+const char *cli_output_tmp(cli_outputs *o, const char *final, samc_error *err)
+{
+    if (o->n == o->cap) {
+        int cap = o->cap ? 2 * o->cap : 8;
+        char **t = realloc(o->tmp, (size_t)cap * sizeof *t), **f = t ? realloc(o->final, (size_t)cap * sizeof *f) : NULL;
+        if (t)
+            o->tmp = t;
+        if (!t || !f) {
+            samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        o->final = f, o->cap = cap;
+    }
+    const char *slash = strrchr(final, '/');
+    const size_t dlen = slash ? (size_t)(slash - final + 1) : 0, len = strlen(final) + 32;
+    char *t = malloc(len), *f = strdup(final);
+    if (!t || !f) {
+        free(t), free(f);
+        samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(t, len, "%.*s.%s.tmp%d", (int)dlen, final, final + dlen, (int)getpid());
+    o->tmp[o->n] = t, o->final[o->n] = f;
+    o->n++;
+    return t;
+}
+
+static void outputs_free(cli_outputs *o)
+{
+    for (int i = 0; i < o->n; i++)
+        free(o->tmp[i]), free(o->final[i]);
+    free(o->tmp), free(o->final);
+    memset(o, 0, sizeof *o);
+}
+
+samc_status cli_outputs_commit(cli_outputs *o, samc_error *err)
+{
+    samc_status st = SAMC_OK;
+    /* A directory in the way is the one rename failure that can be seen
+     * coming: check every name first, so the set is renamed whole or not. */
+    struct stat sb;
+    for (int i = 0; !st && i < o->n; i++)
+        if (lstat(o->final[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the output: a directory is in the way", o->final[i]);
+    for (int i = 0; i < o->n; i++) {
+        if (!st && rename(o->tmp[i], o->final[i]))
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot rename the finished output into place: %s", o->final[i],
+                           strerror(errno));
+        if (st)
+            remove(o->tmp[i]);
+    }
+    outputs_free(o);
+    return st;
+}
+
+void cli_outputs_discard(cli_outputs *o)
+{
+    for (int i = 0; i < o->n; i++)
+        remove(o->tmp[i]);
+    outputs_free(o);
+}
+
+samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    const bool ok = fwrite(data, 1, n, f) == n;
+    if (fclose(f) || !ok) {
+        remove(path);
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write (disk full?)", path);
+    }
     return SAMC_OK;
 }

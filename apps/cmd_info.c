@@ -8,9 +8,12 @@
 int cmd_info(int argc, char **argv)
 {
     const char *ckpt = NULL, *config = NULL;
+    bool allow_nonfinite = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--config") && i + 1 < argc)
             config = argv[++i];
+        else if (!strcmp(argv[i], "--allow-nonfinite"))
+            allow_nonfinite = true;
         else if (argv[i][0] != '-' && !ckpt)
             ckpt = argv[i];
         else {
@@ -44,6 +47,13 @@ int cmd_info(int argc, char **argv)
         rc = 1;
     } else {
         printf("check: every key and shape matches the config\n");
+    }
+    samc_error fe = {0};
+    if (samc_weights_check_finite(w, &fe)) { /* refused by segment/track unless --allow-nonfinite */
+        printf("finite: %s: %s\n", allow_nonfinite ? "allowed" : "FAILED", fe.msg);
+        rc = allow_nonfinite ? rc : 1;
+    } else {
+        printf("finite: every weight is finite\n");
     }
     samc_weights_free(w);
     return rc;

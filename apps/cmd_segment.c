@@ -24,7 +24,7 @@ typedef struct seg_args {
     double max_hole_area, max_sprinkle_area;
     float points[2 * MAX_POINTS], box[4];
     int32_t labels[MAX_POINTS];
-    bool has_box, multimask;
+    bool has_box, multimask, allow_nonfinite;
 } seg_args;
 
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
@@ -37,6 +37,10 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         samc_status st = SAMC_OK;
         if (!strcmp(f, "--multimask")) {
             a->multimask = true;
+            continue;
+        }
+        if (!strcmp(f, "--allow-nonfinite")) {
+            a->allow_nonfinite = true;
             continue;
         }
         if (!v)
@@ -118,7 +122,8 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
 static const uint8_t palette[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64},
                                       {255, 200, 0},  {200, 0, 255}, {0, 220, 220}};
 
-static samc_status write_masks(const char *dir, const samc_image *img, const samc_masks *m, samc_error *err)
+static samc_status write_masks(const char *dir, const samc_image *img, const samc_masks *m, cli_outputs *outs,
+                               samc_error *err)
 {
     const int64_t hw = (int64_t)m->width * m->height;
     uint8_t *gray = malloc((size_t)hw), *over = malloc((size_t)hw * 3);
@@ -135,18 +140,20 @@ static samc_status write_masks(const char *dir, const samc_image *img, const sam
                     over[3 * i + c] = (uint8_t)((over[3 * i + c] + palette[k % 6][c]) / 2);
         }
         snprintf(path, sizeof path, "%s/mask_%d.png", dir, k);
-        st = samc_png_write(path, m->width, m->height, 1, gray, err);
+        const char *tmp = cli_output_tmp(outs, path, err);
+        st = tmp ? samc_png_write(tmp, m->width, m->height, 1, gray, err) : SAMC_ERR_NOMEM;
     }
     snprintf(path, sizeof path, "%s/overlay.png", dir);
+    const char *tmp = st ? NULL : cli_output_tmp(outs, path, err);
     if (!st)
-        st = samc_png_write(path, m->width, m->height, 3, over, err);
+        st = tmp ? samc_png_write(tmp, m->width, m->height, 3, over, err) : SAMC_ERR_NOMEM;
     free(gray);
     free(over);
     return st;
 }
 
 static samc_status write_json(const char *dir, const seg_args *a, const samc_predictor *p, const samc_masks *m,
-                              double secs_embed, double secs_predict, samc_error *err)
+                              double secs_embed, double secs_predict, cli_outputs *outs, samc_error *err)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "model", a->model ? a->model : "bundled demo");
@@ -174,19 +181,19 @@ static samc_status write_json(const char *dir, const seg_args *a, const samc_pre
     }
     char *text = cJSON_Print(r);
     cJSON_Delete(r);
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = text ? fopen(tmp, "wb") : NULL;
-    samc_status st = SAMC_OK;
-    if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path))
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write", path);
+    const char *tmp = text ? cli_output_tmp(outs, path, err) : NULL;
+    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : !tmp ? SAMC_ERR_NOMEM : SAMC_OK;
+    if (!st)
+        st = cli_write_bytes(tmp, text, strlen(text), err);
     cJSON_free(text);
     snprintf(path, sizeof path, "%s/low_res_masks.f32", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     const size_t n = (size_t)m->num_masks * m->low_res_size * m->low_res_size;
-    if (!st && (!(f = fopen(tmp, "wb")) || fwrite(m->low_res, sizeof(float), n, f) != n || fclose(f) || rename(tmp, path)))
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write", path);
+    if (!st && !(tmp = cli_output_tmp(outs, path, err)))
+        st = SAMC_ERR_NOMEM;
+    if (!st)
+        st = cli_write_bytes(tmp, m->low_res, n * sizeof(float), err);
     return st;
 }
 
@@ -222,7 +229,8 @@ static samc_status run(seg_args *a, samc_error *err)
     float *mask = NULL;
     samc_status st = samc_image_load(a->image, &img, err);
     if (!st)
-        st = samc_predictor_load(a->model, a->config, &p, err);
+        st = samc_predictor_load_ex(a->model, a->config, &(samc_load_options){.allow_nonfinite = a->allow_nonfinite},
+                                    &p, err);
     if (!st)
         st = samc_predictor_set_impl(p, a->impl, err);
     for (int i = 0; !st && i < a->n_overrides; i++)
@@ -242,10 +250,17 @@ static samc_status run(seg_args *a, samc_error *err)
         st = samc_predictor_predict(p, &rq, &m, err), t2 = now();
     if (!st)
         st = cli_mkdirs(a->out, err);
+    /* Every output goes to a temporary name; all are renamed at the end, or
+     * none (cli_outputs). */
+    cli_outputs outs = {0};
     if (!st)
-        st = write_masks(a->out, &img, &m, err);
+        st = write_masks(a->out, &img, &m, &outs, err);
     if (!st)
-        st = write_json(a->out, a, p, &m, t1 - t0, t2 - t1, err);
+        st = write_json(a->out, a, p, &m, t1 - t0, t2 - t1, &outs, err);
+    if (!st)
+        st = cli_outputs_commit(&outs, err);
+    else
+        cli_outputs_discard(&outs);
     if (!st) {
         printf("samc: %d mask(s) written to %s (config %s, impl %s)\n", m.num_masks, a->out,
                samc_predictor_config_name(p), a->impl);

@@ -28,7 +28,7 @@ typedef struct track_args {
     const char *model, *config, *frames, *out, *impl;
     track_prompt prompts[MAX_PROMPTS];
     int n_prompts, start, max_frames;
-    bool reverse;
+    bool reverse, allow_nonfinite;
 } track_args;
 
 static track_prompt *prompt_for(track_args *a, int frame, int obj, samc_error *err)
@@ -89,6 +89,10 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
             a->reverse = true;
             continue;
         }
+        if (!strcmp(f, "--allow-nonfinite")) {
+            a->allow_nonfinite = true;
+            continue;
+        }
         if (!v)
             return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
         i++;
@@ -117,6 +121,7 @@ typedef struct track_run {
     cJSON *json_frames;
     int done, total;
     samc_error *err;
+    cli_outputs outs;              /* every file under a temporary name until the run completes */
 } track_run;
 
 static const uint8_t colors[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64}, {255, 200, 0}, {200, 0, 255}, {0, 220, 220}};
@@ -146,7 +151,8 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
                     over[3 * i + c] = (uint8_t)((over[3 * i + c] + colors[k % 6][c]) / 2);
         }
         snprintf(path, sizeof path, "%s/masks/%05d_obj%d.png", r->a->out, m->frame_idx, m->obj_ids[k]);
-        st = samc_png_write(path, m->width, m->height, 1, gray, r->err);
+        const char *tmp = cli_output_tmp(&r->outs, path, r->err);
+        st = tmp ? samc_png_write(tmp, m->width, m->height, 1, gray, r->err) : SAMC_ERR_NOMEM;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "obj_id", m->obj_ids[k]);
         cJSON_AddNumberToObject(o, "object_score", m->object_scores[k]);
@@ -154,8 +160,9 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
         cJSON_AddItemToArray(objs, o);
     }
     snprintf(path, sizeof path, "%s/overlay/%05d.png", r->a->out, m->frame_idx);
+    const char *tmp = st ? NULL : cli_output_tmp(&r->outs, path, r->err);
     if (!st)
-        st = samc_png_write(path, m->width, m->height, 3, over, r->err);
+        st = tmp ? samc_png_write(tmp, m->width, m->height, 3, over, r->err) : SAMC_ERR_NOMEM;
     cJSON_AddItemToArray(r->json_frames, fo);
     free(gray), free(over);
     r->done++;
@@ -190,7 +197,7 @@ static samc_status add_prompts(samc_tracker *t, const track_args *a, samc_error 
     return SAMC_OK;
 }
 
-static samc_status write_summary(const track_args *a, cJSON *frames, samc_error *err)
+static samc_status write_summary(const track_args *a, cJSON *frames, cli_outputs *outs, samc_error *err)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "model", a->model);
@@ -199,13 +206,12 @@ static samc_status write_summary(const track_args *a, cJSON *frames, samc_error 
     cJSON_AddItemToObject(root, "per_frame", frames);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%s/track.json", a->out);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = text ? fopen(tmp, "wb") : NULL;
-    samc_status st = SAMC_OK;
-    if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path))
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write", path);
+    const char *tmp = text ? cli_output_tmp(outs, path, err) : NULL;
+    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : !tmp ? SAMC_ERR_NOMEM : SAMC_OK;
+    if (!st)
+        st = cli_write_bytes(tmp, text, strlen(text), err);
     cJSON_free(text);
     return st;
 }
@@ -220,7 +226,8 @@ int cmd_track(int argc, char **argv)
     if (!st)
         st = samc_frames_open_dir(a.frames, &r.frames, &err); /* validates the directory before the model loads */
     if (!st)
-        st = samc_tracker_load(a.model, a.config, &t, &err);
+        st = samc_tracker_load_ex(a.model, a.config, &(samc_load_options){.allow_nonfinite = a.allow_nonfinite}, &t,
+                                  &err);
     if (!st)
         st = samc_tracker_set_impl(t, a.impl, &err);
     if (!st)
@@ -242,9 +249,15 @@ int cmd_track(int argc, char **argv)
         fprintf(stderr, "\n");
     }
     if (!st) {
-        st = write_summary(&a, r.json_frames, &err);
+        st = write_summary(&a, r.json_frames, &r.outs, &err);
         r.json_frames = NULL;
     }
+    /* Masks, overlays and track.json were written under temporary names:
+     * all are renamed now, or all removed after a failure. */
+    if (!st)
+        st = cli_outputs_commit(&r.outs, &err);
+    else
+        cli_outputs_discard(&r.outs);
     cJSON_Delete(r.json_frames);
     samc_frames_free(r.frames);
     samc_tracker_free(t);

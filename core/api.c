@@ -15,11 +15,17 @@ struct samc_predictor {
 samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
                                 samc_error *err)
 {
+    return samc_predictor_load_ex(checkpoint, config, NULL, out, err);
+}
+
+samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                   samc_predictor **out, samc_error *err)
+{
     *out = NULL;
     samc_predictor *p = calloc(1, sizeof *p);
     if (!p)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    samc_status st = samc_sam2_model_load(checkpoint, config, &p->model, err);
+    samc_status st = samc_sam2_model_load_opts(checkpoint, config, opts && opts->allow_nonfinite, &p->model, err);
     if (st) {
         free(p);
         return st;

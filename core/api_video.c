@@ -17,11 +17,17 @@ struct samc_tracker {
 
 samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err)
 {
+    return samc_tracker_load_ex(checkpoint, config, NULL, out, err);
+}
+
+samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                 samc_tracker **out, samc_error *err)
+{
     *out = NULL;
     samc_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    samc_status st = samc_sam2_model_load(checkpoint, config, &t->model, err);
+    samc_status st = samc_sam2_model_load_opts(checkpoint, config, opts && opts->allow_nonfinite, &t->model, err);
     if (st) {
         free(t);
         return st;

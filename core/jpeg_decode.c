@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <jpeglib.h> /* needs stddef.h and stdio.h first */
+#include <jerror.h>
 
 #include "error.h"
 #include "image_io.h"
@@ -28,7 +29,20 @@ static void on_error(j_common_ptr cinfo)
     longjmp(e->jump, 1);
 }
 
-static void quiet(j_common_ptr cinfo) { (void)cinfo; } /* warnings (e.g. premature end) ignored, as Pillow does */
+static void quiet(j_common_ptr cinfo) { (void)cinfo; }
+
+/* Warnings (corrupt-data notes) are ignored as Pillow ignores them, except
+ * premature end of data: libjpeg would pad the image with gray, Pillow
+ * raises "image file is truncated" (LOAD_TRUNCATED_IMAGES is off by
+ * default), and so does samc. */
+static void on_message(j_common_ptr cinfo, int level)
+{
+    if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
+        jerr *e = (jerr *)cinfo->err;
+        snprintf(e->msg, sizeof e->msg, "file is truncated (premature end of JPEG data)");
+        longjmp(e->jump, 1);
+    }
+}
 
 /* Progress monitor: refuse absurd scan counts (see SAMC_JPEG_MAX_SCANS). */
 static void scan_limit(j_common_ptr cinfo)
@@ -103,6 +117,7 @@ static samc_status decode(const char *path, const uint8_t *buf, size_t len, bool
     j->cinfo.err = jpeg_std_error(&j->err.pub);
     j->err.pub.error_exit = on_error;
     j->err.pub.output_message = quiet;
+    j->err.pub.emit_message = on_message;
     samc_status st = run(j, path, pixels, w, h, err);
     jpeg_destroy_decompress(&j->cinfo);
     if (j->f)

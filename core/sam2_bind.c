@@ -265,6 +265,12 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
 
 samc_status samc_sam2_model_load(const char *checkpoint, const char *config, samc_sam2_model **out, samc_error *err)
 {
+    return samc_sam2_model_load_opts(checkpoint, config, false, out, err);
+}
+
+samc_status samc_sam2_model_load_opts(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                      samc_sam2_model **out, samc_error *err)
+{
     *out = NULL;
     if (!checkpoint)
         return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
@@ -273,6 +279,14 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, sam
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
+    if (!st && !allow_nonfinite) { /* NaN/Inf weights: refused unless asked for (--allow-nonfinite) */
+        samc_error fe = {0};
+        if ((st = samc_weights_check_finite(w, &fe))) {
+            samc_weights_free(w);
+            return samc_fail(err, st, "%s (refused; --allow-nonfinite or samc_load_options.allow_nonfinite loads it anyway)",
+                             fe.msg);
+        }
+    }
     if (!st)
         st = samc_sam2_model_init(out, w, config ? &cfg : NULL, err);
     return st;

@@ -78,6 +78,10 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
 /* Open a checkpoint (any supported format) and build the model; config is a
  * preset name, a .json or .h5 path, or NULL to detect it from the weights. */
 samc_status samc_sam2_model_load(const char *checkpoint, const char *config, samc_sam2_model **out, samc_error *err);
+/* The same; allow_nonfinite false refuses weights holding NaN/Inf (as
+ * samc_sam2_model_load does), naming the key. */
+samc_status samc_sam2_model_load_opts(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                      samc_sam2_model **out, samc_error *err);
 void samc_sam2_model_free(samc_sam2_model *m);
 
 /* The memory-path ops of the implementation serving `layer`. */

@@ -39,6 +39,17 @@ typedef struct samc_predictor samc_predictor;
  * preset from the weight shapes. Every key and shape is checked first. */
 samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
                                 samc_error *err);
+
+/* Options of the *_load_ex functions; {0} gives the defaults of *_load. */
+typedef struct samc_load_options {
+    /* Weights holding NaN or Inf are refused at load (the message names the
+     * first such key and index); 1 loads them anyway. */
+    int allow_nonfinite;
+} samc_load_options;
+
+/* samc_predictor_load with options (opts may be NULL). */
+samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                   samc_predictor **out, samc_error *err);
 void samc_predictor_free(samc_predictor *p);
 
 /* "ref" (scalar reference, the default) or "fast". */
@@ -115,6 +126,9 @@ typedef struct samc_frame_masks {
 typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
 
 samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err);
+/* samc_tracker_load with options (opts may be NULL). */
+samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                 samc_tracker **out, samc_error *err);
 void samc_tracker_free(samc_tracker *t);
 samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
 samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);

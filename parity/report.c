@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "parity.h"
@@ -112,12 +113,17 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
     cJSON_Delete(root);
     if (!text)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory writing the JSON report");
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char tmp[4200]; /* written whole under a temporary name, then renamed */
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     FILE *f = fopen(tmp, "wb");
     samc_status st = SAMC_OK;
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+    bool ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the JSON report", path);
+    }
     cJSON_free(text);
     return st;
 }

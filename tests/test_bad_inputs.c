@@ -1,0 +1,1232 @@
+/* test_bad_inputs.c - the catalogue of bad inputs (tests/bad_inputs/README.md,
+ * docs/hostile_input.md).
+ *
+ * Every case builds its input at run time in a private temp dir (a few come
+ * from the fixtures or from tests/fuzz_regress/), then runs it
+ *   - through the public C API (samc.h, plus the parity and frames calls),
+ *     expecting a failure status and a message with the listed substrings
+ *     (the file, key or argument and what was expected), and
+ *   - through the `samc` command line, expecting exit status 1 or 2 (never a
+ *     signal), the substrings on stderr, no sanitizer report on stderr (the
+ *     CLI inherits ASAN_OPTIONS, so a leak or overflow in the sanitizer build
+ *     fails here), and an --out directory holding no file at all (outputs
+ *     are written under temporary names and renamed only at the end).
+ * Controls check that the accepted inputs (1x1, grayscale, RGBA, 16-bit
+ * images, non-finite weights with --allow-nonfinite) work through both.
+ *
+ * `test_bad_inputs --list` prints the catalogue as a Markdown table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <hdf5.h>
+#include <zip.h>
+
+#include "core/image_io.h"
+#include "parity/parity.h"
+#include "samc.h"
+#include "util/testutil.h"
+
+/* ------------------------------------------------------------------------ */
+/* Shared state: paths, a predictor with the demo image set, a tracker       */
+/* ------------------------------------------------------------------------ */
+
+static char *g_tmp, *g_samc, *g_ck, *g_cfg, *g_st, *g_img, *g_vd, *g_vf, *g_dump;
+static samc_predictor *g_pred;
+static samc_tracker *g_trk;
+static int g_img_w, g_img_h;
+
+static char *P(const char *name) { return tu_join(g_tmp, name); }
+
+/* ------------------------------------------------------------------------ */
+/* Builders                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void write_bytes(const char *name, const void *d, size_t n)
+{
+    char *p = P(name);
+    assert_int_equal(tu_write_file(p, d, n), 0);
+    free(p);
+}
+
+static void write_str(const char *name, const char *s) { write_bytes(name, s, strlen(s)); }
+
+static void copy_prefix(const char *src, const char *name, size_t n)
+{
+    char *p = P(name);
+    assert_int_equal(tu_copy_prefix(src, p, n), 0);
+    free(p);
+}
+
+/* Deterministic junk (xorshift), optionally after a magic prefix. */
+static void write_garbage(const char *name, const char *magic, size_t magic_n, size_t n)
+{
+    uint8_t *b = malloc(n);
+    uint32_t x = 2463534242u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        b[i] = (uint8_t)x;
+    }
+    memcpy(b, magic, magic_n);
+    write_bytes(name, b, n);
+    free(b);
+}
+
+/* --- PNG by hand (stored deflate blocks), any size / depth / colour type -- */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n, uint32_t c)
+{
+    c = ~c;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+static void be32(tu_buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    tu_buf_put(b, x, 4);
+}
+
+static void png_chunk(tu_buf *b, const char *type, const uint8_t *d, size_t n)
+{
+    be32(b, (uint32_t)n);
+    size_t start = b->len;
+    tu_buf_put(b, type, 4);
+    if (n)
+        tu_buf_put(b, d, n);
+    be32(b, crc32_of(b->data + start, n + 4, 0));
+}
+
+/* rows: h rows of (1 filter byte + row bytes); NULL writes no IDAT data rows. */
+static void write_png(const char *name, uint32_t w, uint32_t h, int depth, int ctype, const uint8_t *raw,
+                      size_t raw_n)
+{
+    tu_buf b = {0}, z = {0};
+    tu_buf_put(&b, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13];
+    for (int i = 0; i < 4; i++)
+        ihdr[i] = (uint8_t)(w >> (24 - 8 * i)), ihdr[4 + i] = (uint8_t)(h >> (24 - 8 * i));
+    ihdr[8] = (uint8_t)depth, ihdr[9] = (uint8_t)ctype, ihdr[10] = ihdr[11] = ihdr[12] = 0;
+    png_chunk(&b, "IHDR", ihdr, 13);
+    /* zlib stream of stored blocks */
+    tu_buf_byte(&z, 0x78), tu_buf_byte(&z, 0x01);
+    size_t pos = 0;
+    do {
+        size_t k = raw_n - pos > 65535 ? 65535 : raw_n - pos;
+        tu_buf_byte(&z, pos + k == raw_n ? 1 : 0);
+        tu_buf_u16le(&z, (uint16_t)k), tu_buf_u16le(&z, (uint16_t)~k);
+        if (k)
+            tu_buf_put(&z, raw + pos, k);
+        pos += k;
+    } while (pos < raw_n);
+    uint32_t a = 1, s2 = 0;
+    for (size_t i = 0; i < raw_n; i++)
+        a = (a + raw[i]) % 65521, s2 = (s2 + a) % 65521;
+    be32(&z, (s2 << 16) | a);
+    png_chunk(&b, "IDAT", z.data, z.len);
+    png_chunk(&b, "IEND", NULL, 0);
+    write_bytes(name, b.data, b.len);
+    tu_buf_free(&b), tu_buf_free(&z);
+}
+
+/* A w x h image of `ch` channels of `depth` bits with pixel value f(x,y,c). */
+static void write_png_pattern(const char *name, int w, int h, int depth, int ctype, int ch)
+{
+    const int bpc = depth / 8, row = 1 + w * ch * bpc;
+    uint8_t *raw = calloc((size_t)row * h, 1);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < ch; c++) {
+                unsigned v = (unsigned)(x * 40 + y * 7 + c * 60) & 0xFF;
+                uint8_t *p = raw + (size_t)y * row + 1 + ((size_t)x * ch + c) * bpc;
+                p[0] = (uint8_t)v;
+                if (bpc == 2)
+                    p[1] = 0x5A; /* low byte: dropped by the 16 -> 8 bit conversion */
+            }
+    write_png(name, (uint32_t)w, (uint32_t)h, depth, ctype, raw, (size_t)row * h);
+    free(raw);
+}
+
+/* --- pickles and torch zips ------------------------------------------------ */
+
+static void pk_str(tu_buf *b, const char *s)
+{
+    tu_buf_byte(b, 'X'), tu_buf_u32le(b, (uint32_t)strlen(s)), tu_buf_str(b, s);
+}
+
+static void pk_int(tu_buf *b, int64_t v)
+{
+    tu_buf_byte(b, 0x8a), tu_buf_byte(b, 8);
+    tu_buf_u64le(b, (uint64_t)v);
+}
+
+/* {"model": {key: tensor(storage, 0, size, stride)}} with one storage. */
+static void pk_one_tensor(tu_buf *b, const char *key, const char *stype, int64_t numel, int nd, const int64_t *size,
+                          const int64_t *stride, int value_is_int)
+{
+    tu_buf_put(b, "\x80\x02}(", 4);
+    pk_str(b, "model");
+    tu_buf_byte(b, '}'), tu_buf_byte(b, '(');
+    pk_str(b, key);
+    if (value_is_int) {
+        pk_int(b, 7);
+    } else {
+        tu_buf_str(b, "ctorch._utils\n_rebuild_tensor_v2\n(");
+        tu_buf_byte(b, '(');
+        pk_str(b, "storage");
+        tu_buf_str(b, "ctorch\n"), tu_buf_str(b, stype), tu_buf_byte(b, '\n');
+        pk_str(b, "0"), pk_str(b, "cpu"), pk_int(b, numel);
+        tu_buf_put(b, "tQ", 2);
+        pk_int(b, 0);
+        tu_buf_byte(b, '(');
+        for (int i = 0; i < nd; i++)
+            pk_int(b, size[i]);
+        tu_buf_put(b, "t(", 2);
+        for (int i = 0; i < nd; i++)
+            pk_int(b, stride[i]);
+        tu_buf_put(b, "t\x89}tR", 5);
+    }
+    tu_buf_put(b, "uu.", 3);
+}
+
+/* archive/data.pkl, archive/data/0 (storage bytes), archive/byteorder. */
+static void write_pt(const char *name, const tu_buf *pkl, const void *storage, size_t sn, const char *byteorder)
+{
+    char *p = P(name);
+    int ze = 0;
+    zip_t *z = zip_open(p, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    assert_non_null(z);
+    zip_source_t *s = zip_source_buffer(z, pkl->data, pkl->len, 0);
+    assert_true(zip_file_add(z, "archive/data.pkl", s, 0) >= 0);
+    if (storage) {
+        s = zip_source_buffer(z, storage, sn, 0);
+        assert_true(zip_file_add(z, "archive/data/0", s, 0) >= 0);
+    }
+    if (byteorder) {
+        s = zip_source_buffer(z, byteorder, strlen(byteorder), 0);
+        assert_true(zip_file_add(z, "archive/byteorder", s, 0) >= 0);
+    }
+    s = zip_source_buffer(z, "3\n", 2, 0);
+    assert_true(zip_file_add(z, "archive/version", s, 0) >= 0);
+    assert_int_equal(zip_close(z), 0);
+    free(p);
+}
+
+static const int64_t SZ23[2] = {2, 3}, ST23[2] = {3, 1};
+static const float SIX[6] = {1, 2, 3, 4, 5, 6};
+
+static void mk_pt_global(void)
+{
+    tu_buf b = {0};
+    tu_buf_str(&b, "\x80\x02" "cos\nsystem\n");
+    pk_str(&b, "echo owned");
+    tu_buf_put(&b, "\x85R.", 3);
+    write_pt("in.pt", &b, NULL, 0, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_nesting(void)
+{
+    tu_buf b = {0};
+    tu_buf_put(&b, "\x80\x02", 2);
+    for (int i = 0; i < 5000; i++)
+        tu_buf_byte(&b, '(');
+    tu_buf_byte(&b, '.');
+    write_pt("in.pt", &b, NULL, 0, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_absurd(void)
+{
+    tu_buf b = {0};
+    const int64_t size[2] = {1 << 20, 1 << 20}, stride[2] = {1 << 20, 1};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", (int64_t)1 << 40, 2, size, stride, 0);
+    write_pt("in.pt", &b, SIX, sizeof SIX, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_view(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 4, 2, SZ23, ST23, 0);
+    write_pt("in.pt", &b, SIX, 16, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_no_storage(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 6, 2, SZ23, ST23, 0);
+    write_pt("in.pt", &b, NULL, 0, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_big_endian(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 6, 2, SZ23, ST23, 0);
+    write_pt("in.pt", &b, SIX, sizeof SIX, "big");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_not_tensor(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 6, 2, SZ23, ST23, 1);
+    write_pt("in.pt", &b, SIX, sizeof SIX, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_long_storage(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.steps", "LongStorage", 3, 1, (const int64_t[]){3}, (const int64_t[]){1}, 0);
+    write_pt("in.pt", &b, SIX, 24, "little");
+    tu_buf_free(&b);
+}
+
+static void mk_pt_empty(void) { write_bytes("in.pt", "", 0); }
+static void mk_pt_truncated(void) { copy_prefix(g_ck, "in.pt", 4000); }
+static void mk_pt_garbage(void) { write_garbage("in.pt", "PK\x03\x04", 4, 4096); }
+
+/* One byte of the fixture's data.pkl flipped: the zip CRC no longer matches. */
+static void mk_pt_crc(void)
+{
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(g_ck, &d, &n), 0);
+    size_t at = 0;
+    while (at + 8 < n && memcmp(d + at, "data.pkl", 8))
+        at++;
+    assert_true(at + 400 < n);
+    d[at + 8 + 300] ^= 0x01; /* inside the stored data.pkl (its local header comes first) */
+    write_bytes("in.pt", d, n);
+    free(d);
+}
+
+/* --- safetensors ------------------------------------------------------------ */
+
+static void write_st(const char *name, const char *json, const void *data, size_t n, uint64_t hdr_len_override)
+{
+    tu_buf b = {0};
+    tu_buf_u64le(&b, hdr_len_override ? hdr_len_override : strlen(json));
+    tu_buf_str(&b, json);
+    if (n)
+        tu_buf_put(&b, data, n);
+    write_bytes(name, b.data, b.len);
+    tu_buf_free(&b);
+}
+
+static void mk_st_empty(void) { write_bytes("in.safetensors", "", 0); }
+static void mk_st_truncated(void) { copy_prefix(g_st, "in.safetensors", 200000); }
+static void mk_st_garbage(void) { write_garbage("in.safetensors", "", 0, 4096); }
+static void mk_st_hdr_beyond(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", SIX, 4, 4096);
+}
+static void mk_st_offsets_out(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[250],\"data_offsets\":[0,1000]}}", SIX, 24, 0);
+}
+static void mk_st_overlap(void)
+{
+    write_st("in.safetensors",
+             "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+             "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}",
+             SIX, 24, 0);
+}
+static void mk_st_not_json(void) { write_st("in.safetensors", "{\"a\": {dtype: F32, shape: [1]", SIX, 4, 0); }
+static void mk_st_bytecount(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,12]}}", SIX, 24, 0);
+}
+static void mk_st_begin_end(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[16,8]}}", SIX, 24, 0);
+}
+
+/* The fixture safetensors with its header edited by `fn` (data unchanged
+ * unless fn writes into it: it gets the data section). */
+typedef void (*st_edit_fn)(cJSON *hdr, uint8_t *data, size_t n);
+
+static void mk_st_edited(st_edit_fn fn)
+{
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(g_st, &d, &n), 0);
+    uint64_t hl = 0;
+    for (int i = 7; i >= 0; i--)
+        hl = (hl << 8) | d[i];
+    cJSON *h = cJSON_ParseWithLength((const char *)d + 8, (size_t)hl);
+    assert_non_null(h);
+    fn(h, d + 8 + hl, n - 8 - hl);
+    char *js = cJSON_PrintUnformatted(h);
+    write_st("in.safetensors", js, d + 8 + hl, n - 8 - hl, 0);
+    cJSON_free(js);
+    cJSON_Delete(h);
+    free(d);
+}
+
+#define KEY_EDITED "image_encoder.neck.convs.0.conv.weight"
+
+static void ed_missing(cJSON *h, uint8_t *d, size_t n) { (void)d, (void)n, cJSON_DeleteItemFromObjectCaseSensitive(h, KEY_EDITED); }
+
+static void ed_shape(cJSON *h, uint8_t *d, size_t n)
+{
+    (void)d, (void)n;
+    cJSON *sh = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, KEY_EDITED), "shape");
+    /* (O, I, 1, 1) -> (I, O, 1, 1): the same bytes, a different shape */
+    cJSON *a = cJSON_GetArrayItem(sh, 0), *b = cJSON_GetArrayItem(sh, 1);
+    double t = a->valuedouble;
+    cJSON_SetNumberValue(a, b->valuedouble);
+    cJSON_SetNumberValue(b, t);
+}
+
+static void ed_unexpected(cJSON *h, uint8_t *d, size_t n)
+{
+    (void)d, (void)n;
+    cJSON_AddItemToObject(h, "extra.optimizer_state",
+                          cJSON_Parse("{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}"));
+}
+
+static void poke(cJSON *h, uint8_t *d, float v)
+{
+    cJSON *of = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, KEY_EDITED), "data_offsets");
+    const size_t begin = (size_t)cJSON_GetArrayItem(of, 0)->valuedouble;
+    memcpy(d + begin + 4 * 5, &v, 4); /* flat index 5 */
+}
+
+static void ed_nan(cJSON *h, uint8_t *d, size_t n) { (void)n, poke(h, d, NAN); }
+static void ed_inf(cJSON *h, uint8_t *d, size_t n) { (void)n, poke(h, d, -INFINITY); }
+
+static void mk_missing_key(void) { mk_st_edited(ed_missing); }
+static void mk_wrong_shape(void) { mk_st_edited(ed_shape); }
+static void mk_unexpected_key(void) { mk_st_edited(ed_unexpected); }
+static void mk_nan(void) { mk_st_edited(ed_nan); }
+static void mk_inf(void) { mk_st_edited(ed_inf); }
+
+/* --- HDF5 -------------------------------------------------------------------- */
+
+static hid_t h5_new(const char *name)
+{
+    char *p = P(name);
+    hid_t f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    free(p);
+    assert_true(f >= 0);
+    return f;
+}
+
+static void h5_str_attr(hid_t loc, const char *name, const char *const *vals, int n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hsize_t dim = (hsize_t)n;
+    hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+    hid_t a = H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, t, vals);
+    H5Aclose(a), H5Sclose(sp), H5Tclose(t);
+}
+
+static void h5_dataset(hid_t loc, const char *name, hsize_t n, hid_t dcpl, int write)
+{
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(loc, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
+    assert_true(ds >= 0);
+    if (write) {
+        float *z = calloc((size_t)n, sizeof *z);
+        H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, z);
+        free(z);
+    }
+    H5Dclose(ds), H5Sclose(sp), H5Pclose(lcpl);
+}
+
+static void mk_h5_empty(void) { write_bytes("in.h5", "", 0); }
+static void mk_h5_truncated(void) { copy_prefix(g_dump, "in.h5", 4096); }
+static void mk_h5_garbage(void) { write_garbage("in.h5", "\x89HDF\r\n\x1a\n", 8, 4096); }
+
+static void mk_h5_not_dump(void)
+{
+    hid_t f = h5_new("in.h5");
+    h5_dataset(f, "weights/a", 4, H5P_DEFAULT, 1);
+    H5Fclose(f);
+}
+
+static void mk_h5_two_strings(void)
+{
+    hid_t f = h5_new("in.h5");
+    const char *v[2] = {"samc-parity-dump", "x"};
+    h5_str_attr(f, "format", v, 2);
+    H5Fclose(f);
+}
+
+static void mk_h5_never_written(void)
+{
+    hid_t f = h5_new("in.h5");
+    h5_dataset(f, "weights/huge", ((hsize_t)1 << 31) - 1, H5P_DEFAULT, 0);
+    H5Fclose(f);
+}
+
+static void mk_h5_external(void)
+{
+    hid_t f = h5_new("in.h5");
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_external(dcpl, "/etc/hostname", 0, 4 * 4096);
+    h5_dataset(f, "weights/ext", 4096, dcpl, 0);
+    H5Pclose(dcpl), H5Fclose(f);
+}
+
+/* --- images ------------------------------------------------------------------- */
+
+static void mk_img_empty(void) { write_bytes("in.png", "", 0); }
+static void mk_img_truncated(void) { copy_prefix(g_img, "in.png", 3000); }
+static void mk_img_garbage(void) { write_garbage("in.png", "", 0, 2048); }
+static void mk_img_zero(void) { write_png("in.png", 0, 0, 8, 2, (const uint8_t *)"", 0); }
+static void mk_img_huge(void)
+{
+    static uint8_t rows[8 * (1 + 3)]; /* IHDR says 20000 x 8; the data never gets decoded */
+    write_png("in.png", 20000, 8, 8, 2, rows, sizeof rows);
+}
+static void mk_img_truncated_jpeg(void)
+{
+    char *f = tu_join(g_vf, "00000.jpg");
+    copy_prefix(f, "in.jpg", (size_t)tu_file_size(f) / 2);
+    free(f);
+}
+static void mk_img_jpeg_dht(void)
+{
+    char *src = tu_src_path("tests/fuzz_regress/image/jpeg_dht_more_than_256_codes.jpg");
+    copy_prefix(src, "in.jpg", 1 << 20);
+    free(src);
+}
+static void mk_img_pnm_overflow(void) { write_str("in.ppm", "P6\n99999999999 4\n255\n"); }
+
+/* --- configs -------------------------------------------------------------------- */
+
+static void mk_cfg_not_json(void) { write_str("in.json", "{\"model\": {\"image_encoder\": "); }
+static void mk_cfg_empty(void) { write_bytes("in.json", "", 0); }
+
+/* The fixture config with one value replaced (path of keys, JSON value). */
+static void mk_cfg_edit(const char *const *path, int depth, const char *value)
+{
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(g_cfg, &d, &n), 0);
+    cJSON *root = cJSON_ParseWithLength((const char *)d, n);
+    assert_non_null(root);
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!o)
+        o = root;
+    for (int i = 0; i < depth - 1; i++)
+        o = cJSON_GetObjectItemCaseSensitive(o, path[i]);
+    assert_non_null(o);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, path[depth - 1]);
+    cJSON_AddItemToObject(o, path[depth - 1], cJSON_Parse(value));
+    char *js = cJSON_Print(root);
+    write_str("in.json", js);
+    cJSON_free(js);
+    cJSON_Delete(root);
+    free(d);
+}
+static void mk_cfg_window0(void)
+{
+    const char *p[] = {"image_encoder", "trunk", "window_spec"};
+    mk_cfg_edit(p, 3, "[0, 4, 14, 7]");
+}
+static void mk_cfg_negative(void)
+{
+    const char *p[] = {"memory_attention", "d_model"};
+    mk_cfg_edit(p, 2, "-1");
+}
+static void mk_cfg_type(void)
+{
+    const char *p[] = {"image_encoder", "trunk", "embed_dim"};
+    mk_cfg_edit(p, 3, "\"ninety-six\"");
+}
+
+/* --- frame directories ---------------------------------------------------------------- */
+
+static void frame_copy(const char *dir, const char *name, size_t prefix)
+{
+    char *src = tu_join(g_vf, "00000.jpg"), *d = P(dir), *dst = tu_join(d, name);
+    mkdir(d, 0700);
+    assert_int_equal(tu_copy_prefix(src, dst, prefix ? prefix : (size_t)tu_file_size(src)), 0);
+    free(src), free(d), free(dst);
+}
+static void mk_frames_empty(void)
+{
+    char *d = P("frames");
+    mkdir(d, 0700);
+    free(d);
+}
+static void mk_frames_name(void) { frame_copy("frames", "00000.jpg", 0), frame_copy("frames", "frame_one.jpg", 0); }
+static void mk_frames_dup(void) { frame_copy("frames", "7.jpg", 0), frame_copy("frames", "007.jpg", 0); }
+static void mk_frames_not_jpeg(void)
+{
+    mk_frames_empty();
+    write_str("frames/00000.jpg", "GIF89a this is not a JPEG");
+}
+static void mk_frames_sizes(void)
+{
+    frame_copy("frames", "00000.jpg", 0); /* 144x96, then a 112x80 frame of the other fixture video */
+    char *other = tu_src_path("fixtures/video/tiny_v2_sam20_s128_frames/00000.jpg"), *d = P("frames/00001.jpg");
+    assert_int_equal(tu_copy_prefix(other, d, 1 << 20), 0);
+    free(other), free(d);
+}
+static void mk_frames_truncated(void)
+{
+    frame_copy("frames", "00000.jpg", 0);
+    char *src = tu_join(g_vf, "00000.jpg");
+    frame_copy("frames", "00001.jpg", (size_t)tu_file_size(src) / 2);
+    free(src);
+}
+
+/* ------------------------------------------------------------------------ */
+/* API runners                                                                */
+/* ------------------------------------------------------------------------ */
+
+static char *g_in; /* the case's input path */
+
+static samc_status api_load_model(samc_error *e)
+{
+    samc_predictor *p = NULL;
+    samc_status st = samc_predictor_load_ex(g_in, g_cfg, NULL, &p, e);
+    samc_predictor_free(p);
+    return st;
+}
+
+static samc_status api_load_config(samc_error *e)
+{
+    samc_predictor *p = NULL;
+    samc_status st = samc_predictor_load_ex(g_ck, g_in, NULL, &p, e);
+    samc_predictor_free(p);
+    return st;
+}
+
+static samc_status api_image(samc_error *e)
+{
+    samc_image img;
+    samc_status st = samc_image_load(g_in, &img, e);
+    samc_image_free(&img);
+    return st;
+}
+
+static samc_status api_parity(samc_error *e)
+{
+    samc_parity_opts o = {.impl = "ref"};
+    samc_parity_report rep;
+    samc_status st = samc_parity_run(g_in, &o, &rep, e);
+    if (!st)
+        samc_parity_report_free(&rep);
+    return st;
+}
+
+static samc_status predict(const float *pts, const int32_t *labels, int n, const float *box, const float *mask,
+                           samc_error *e)
+{
+    samc_predict_request rq = {pts, labels, n, box, mask, 1, 0};
+    samc_masks m;
+    samc_status st = samc_predictor_predict(g_pred, &rq, &m, e);
+    samc_masks_free(&m);
+    return st;
+}
+
+static samc_status api_point_outside(samc_error *e)
+{
+    const float p[2] = {400, 10};
+    return predict(p, (const int32_t[]){1}, 1, NULL, NULL, e);
+}
+static samc_status api_point_nan(samc_error *e)
+{
+    const float p[2] = {NAN, 10};
+    return predict(p, (const int32_t[]){1}, 1, NULL, NULL, e);
+}
+static samc_status api_label(samc_error *e)
+{
+    const float p[2] = {10, 10};
+    return predict(p, (const int32_t[]){5}, 1, NULL, NULL, e);
+}
+static samc_status api_label_neg(samc_error *e)
+{
+    const float p[2] = {10, 10};
+    return predict(p, (const int32_t[]){-2}, 1, NULL, NULL, e);
+}
+static samc_status api_box_order(samc_error *e)
+{
+    const float b[4] = {100, 10, 50, 60};
+    return predict(NULL, NULL, 0, b, NULL, e);
+}
+static samc_status api_box_nan(samc_error *e)
+{
+    const float b[4] = {1, NAN, 3, 4};
+    return predict(NULL, NULL, 0, b, NULL, e);
+}
+static samc_status api_too_many_points(samc_error *e)
+{
+    static float p[2 * 5000];
+    static int32_t l[5000];
+    return predict(p, l, 5000, NULL, NULL, e);
+}
+static samc_status api_mask_nan(samc_error *e)
+{
+    const int s = samc_predictor_low_res_size(g_pred);
+    float *m = calloc((size_t)s * s, sizeof *m);
+    m[17] = NAN;
+    samc_status st = predict(NULL, NULL, 0, NULL, m, e);
+    free(m);
+    return st;
+}
+static samc_status api_impl(samc_error *e) { return samc_predictor_set_impl(g_pred, "gpu", e); }
+static samc_status api_override_layer(samc_error *e)
+{
+    return samc_predictor_override(g_pred, "image_encoder.trunk.blocks.77=ref", e);
+}
+static samc_status api_override_syntax(samc_error *e) { return samc_predictor_override(g_pred, "image_encoder", e); }
+static samc_status api_override_impl(samc_error *e) { return samc_predictor_override(g_pred, "image_encoder=gpu", e); }
+static samc_status api_hole_area(samc_error *e) { return samc_predictor_set_postprocess(g_pred, -1, 0, e); }
+static samc_status api_preset(samc_error *e)
+{
+    samc_predictor *p = NULL;
+    samc_status st = samc_predictor_load_ex(g_ck, "sam2_hiera_q", NULL, &p, e);
+    samc_predictor_free(p);
+    return st;
+}
+static samc_status api_frames(samc_error *e) { return samc_tracker_open_frames_dir(g_trk, g_in, e); }
+
+static samc_status no_frames_cb(void *u, const samc_frame_masks *m) { return (void)u, (void)m, SAMC_OK; }
+
+static samc_status api_frames_track(samc_error *e)
+{
+    samc_tracker *t = NULL;
+    samc_status st = samc_tracker_load(g_vd, g_vd, &t, e);
+    if (!st)
+        st = samc_tracker_open_frames_dir(t, g_in, e);
+    const float pt[2] = {10, 10};
+    if (!st)
+        st = samc_tracker_add_points(t, 0, 1, pt, (const int32_t[]){1}, 1, NULL, 1, NULL, e);
+    if (!st)
+        st = samc_tracker_propagate(t, -1, -1, 0, no_frames_cb, NULL, e);
+    samc_tracker_free(t);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The catalogue                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct bad_case {
+    const char *id, *input, *made;
+    void (*make)(void);
+    const char *in;                   /* input name in the temp dir ({IN}) */
+    const char *cli;                  /* arguments; {IN} {CK} {CFG} {IMG} {VD} {VF}; --out added for segment/track */
+    const char *cli_msg[3];
+    samc_status (*api)(samc_error *);
+    const char *api_msg[3];
+} bad_case;
+
+#define SEG_MODEL "segment --model {IN} --config {CFG} --image {IMG} --point 10,10"
+#define SEG_IMAGE "segment --model {CK} --config {CFG} --image {IN} --point 1,1"
+#define SEG "segment --model {CK} --config {CFG} --image {IMG} "
+#define TRACK "track --model {VD} --config {VD} --frames {IN} --prompt 0:1:point=10,10"
+
+static const bad_case CASES[] = {
+    /* PyTorch zip checkpoints */
+    {"pt_empty", ".pt, empty", "0 bytes", mk_pt_empty, "in.pt", SEG_MODEL, {"in.pt", "file is empty"}, api_load_model,
+     {"in.pt", "file is empty"}},
+    {"pt_truncated", ".pt, truncated", "first 4000 bytes of fixtures/ckpt/tiny_c_f32.pt", mk_pt_truncated, "in.pt",
+     SEG_MODEL, {"in.pt", "not a readable zip archive"}, api_load_model, {"in.pt", "truncated or corrupt"}},
+    {"pt_garbage", ".pt, garbage", "zip magic then 4 KiB of xorshift bytes", mk_pt_garbage, "in.pt", SEG_MODEL,
+     {"in.pt", "not a readable zip archive"}, api_load_model, {"in.pt", "zip"}},
+    {"pt_crc", ".pt, corrupt data.pkl (CRC mismatch)", "fixture with one bit of data.pkl flipped", mk_pt_crc,
+     "in.pt", SEG_MODEL, {"in.pt", "data.pkl"}, api_load_model, {"in.pt", "data.pkl"}},
+    {"pt_disallowed_global", "pickle calling os.system", "GLOBAL os.system + REDUCE in data.pkl", mk_pt_global,
+     "in.pt", SEG_MODEL, {"in.pt", "pickle global 'os.system' is not allowed"}, api_load_model,
+     {"in.pt", "'os.system' is not allowed"}},
+    {"pt_deep_nesting", "pickle nested 5000 MARKs deep", "5000 MARK opcodes", mk_pt_nesting, "in.pt", SEG_MODEL,
+     {"in.pt", "nesting is deeper than 1000"}, api_load_model, {"data.pkl", "nesting is deeper"}},
+    {"pt_absurd_size", "tensor of 2^40 elements", "size (2^20, 2^20), storage numel 2^40", mk_pt_absurd, "in.pt",
+     SEG_MODEL, {"layer.weight", "absurd size"}, api_load_model, {"in.pt", "absurd size"}},
+    {"pt_view_outside", "tensor view beyond its storage", "(2,3) view of a 4-element storage", mk_pt_view, "in.pt",
+     SEG_MODEL, {"layer.weight", "outside storage"}, api_load_model, {"in.pt", "outside storage"}},
+    {"pt_storage_missing", "storage entry missing from the zip", "no archive/data/0", mk_pt_no_storage, "in.pt",
+     SEG_MODEL, {"layer.weight", "has no data entry"}, api_load_model, {"in.pt", "archive/data/0"}},
+    {"pt_big_endian", "big-endian checkpoint", "byteorder 'big'", mk_pt_big_endian, "in.pt", SEG_MODEL,
+     {"in.pt", "big-endian"}, api_load_model, {"in.pt", "only little-endian"}},
+    {"pt_not_tensor", "state-dict value that is not a tensor", "an int under a key", mk_pt_not_tensor, "in.pt",
+     SEG_MODEL, {"layer.weight", "not a tensor"}, api_load_model, {"in.pt", "is a int, not a tensor"}},
+    {"pt_long_storage", "int64 storage", "torch.LongStorage", mk_pt_long_storage, "in.pt", SEG_MODEL,
+     {"layer.steps", "LongStorage is not supported"}, api_load_model, {"in.pt", "FloatStorage"}},
+    /* safetensors */
+    {"st_empty", ".safetensors, empty", "0 bytes", mk_st_empty, "in.safetensors", SEG_MODEL,
+     {"in.safetensors", "file is empty"}, api_load_model, {"in.safetensors", "empty"}},
+    {"st_truncated", ".safetensors, truncated", "first 200000 bytes of the fixture", mk_st_truncated,
+     "in.safetensors", SEG_MODEL, {"in.safetensors", "outside the data section"}, api_load_model,
+     {"in.safetensors", "truncated"}},
+    {"st_garbage", ".safetensors, garbage", "4 KiB of xorshift bytes", mk_st_garbage, "in.safetensors", SEG_MODEL,
+     {"in.safetensors", "unknown weight file format"}, api_load_model, {"in.safetensors", "unknown weight file format"}},
+    {"st_header_beyond_file", "header length beyond the file", "u64 4096, 60-byte file", mk_st_hdr_beyond,
+     "in.safetensors", SEG_MODEL, {"in.safetensors", "beyond the end of the file"}, api_load_model,
+     {"in.safetensors", "header length 4096"}},
+    {"st_offsets_out_of_range", "data_offsets past the data", "[0,1000] with 24 data bytes", mk_st_offsets_out,
+     "in.safetensors", SEG_MODEL, {"key 'a'", "outside the data section"}, api_load_model, {"in.safetensors", "[0, 1000]"}},
+    {"st_overlap", "overlapping tensors", "[0,16) and [8,24)", mk_st_overlap, "in.safetensors", SEG_MODEL,
+     {"'a'", "overlap"}, api_load_model, {"in.safetensors", "'b' [8, 24)"}},
+    {"st_not_json", "header that is not JSON", "unquoted keys, unterminated", mk_st_not_json, "in.safetensors",
+     SEG_MODEL, {"in.safetensors", "not valid JSON"}, api_load_model, {"in.safetensors", "not valid JSON"}},
+    {"st_dtype_bytes", "dtype/shape not matching the byte count", "F32 [2,3] over 12 bytes", mk_st_bytecount,
+     "in.safetensors", SEG_MODEL, {"key 'a'", "need 24"}, api_load_model, {"in.safetensors", "cover 12 bytes"}},
+    {"st_begin_after_end", "data_offsets begin > end", "[16, 8]", mk_st_begin_end, "in.safetensors", SEG_MODEL,
+     {"key 'a'", "begin 16 > end 8"}, api_load_model, {"in.safetensors", "begin 16 > end 8"}},
+    /* model-level checks (the fixture safetensors, edited) */
+    {"missing_key", "a required key missing", "fixture minus " KEY_EDITED, mk_missing_key, "in.safetensors",
+     SEG_MODEL, {"missing key '" KEY_EDITED "'"}, api_load_model, {"in.safetensors", "missing key"}},
+    {"wrong_shape", "a key with the wrong shape", "fixture with " KEY_EDITED " as (I,O,1,1)", mk_wrong_shape,
+     "in.safetensors", SEG_MODEL, {KEY_EDITED, "expected shape"}, api_load_model, {"in.safetensors", "expected shape"}},
+    {"unexpected_key", "a key the model does not have", "fixture plus extra.optimizer_state", mk_unexpected_key,
+     "in.safetensors", SEG_MODEL, {"unexpected key", "extra.optimizer_state"}, api_load_model,
+     {"in.safetensors", "extra.optimizer_state"}},
+    {"nan_weight", "NaN in a weight", "fixture with " KEY_EDITED "[5] = NaN", mk_nan, "in.safetensors", SEG_MODEL,
+     {KEY_EDITED, "non-finite value (nan) at flat index 5", "--allow-nonfinite"}, api_load_model,
+     {"in.safetensors", "(nan)", "allow_nonfinite"}},
+    {"inf_weight", "-Inf in a weight", "fixture with " KEY_EDITED "[5] = -Inf", mk_inf, "in.safetensors", SEG_MODEL,
+     {KEY_EDITED, "non-finite value (inf)"}, api_load_model, {"in.safetensors", "(inf)"}},
+    /* HDF5 parity dumps and .h5 checkpoints */
+    {"h5_empty", "dump, empty", "0 bytes", mk_h5_empty, "in.h5", "parity {IN}", {"in.h5", "not an HDF5 parity dump"},
+     api_parity, {"in.h5", "bad signature"}},
+    {"h5_truncated", "dump, truncated", "first 4096 bytes of fixtures/tiny_c_sam21_s160.h5", mk_h5_truncated, "in.h5",
+     "parity {IN}", {"in.h5", "truncated or corrupt"}, api_parity, {"in.h5", "HDF5 cannot open it"}},
+    {"h5_garbage", "dump, garbage", "HDF5 signature then xorshift bytes", mk_h5_garbage, "in.h5", "parity {IN}",
+     {"in.h5", "truncated or corrupt"}, api_parity, {"in.h5", "HDF5 cannot open it"}},
+    {"h5_not_a_dump", "HDF5 file that is not a dump", "only /weights/a", mk_h5_not_dump, "in.h5", "parity {IN}",
+     {"in.h5", "missing attribute /format"}, api_parity, {"in.h5", "/format"}},
+    {"h5_attr_two_strings", "dump whose format attribute holds 2 strings", "vlen string array [2]", mk_h5_two_strings,
+     "in.h5", "parity {IN}", {"in.h5", "holds 2 strings, expected one"}, api_parity, {"in.h5", "/format"}},
+    {"h5_never_written", ".h5 checkpoint declaring 2^31-1 unwritten floats", "dataset without data (fill value)",
+     mk_h5_never_written, "in.h5", SEG_MODEL, {"/weights/huge", "stores fewer bytes than its shape needs"},
+     api_load_model, {"in.h5", "never written"}},
+    {"h5_external", ".h5 checkpoint with external storage", "data in /etc/hostname (H5Pset_external)", mk_h5_external,
+     "in.h5", SEG_MODEL, {"/weights/ext", "external files"}, api_load_model, {"in.h5", "only reads data stored in the file"}},
+    /* images */
+    {"img_empty", "image, empty", "0 bytes", mk_img_empty, "in.png", SEG_IMAGE, {"in.png", "image file is empty"},
+     api_image, {"in.png", "empty"}},
+    {"img_truncated_png", "PNG, truncated", "first 3000 bytes of fixtures/demo/demo.png", mk_img_truncated, "in.png",
+     SEG_IMAGE, {"in.png", "cannot decode image"}, api_image, {"in.png", "cannot decode"}},
+    {"img_garbage", "image, garbage", "2 KiB of xorshift bytes", mk_img_garbage, "in.png", SEG_IMAGE,
+     {"in.png", "not a readable image"}, api_image, {"in.png", "not a readable image"}},
+    {"img_0x0", "PNG of 0x0 pixels", "IHDR width = height = 0", mk_img_zero, "in.png", SEG_IMAGE,
+     {"in.png", "not a readable image"}, api_image, {"in.png", "not a readable image"}},
+    {"img_too_large", "PNG over the size limit", "IHDR 20000 x 8 (limit 16384 a side)", mk_img_huge, "in.png",
+     SEG_IMAGE, {"in.png", "at most 16384 pixels a side"}, api_image, {"in.png", "20000x8"}},
+    {"img_truncated_jpeg", "JPEG, truncated", "first half of a fixture video frame", mk_img_truncated_jpeg, "in.jpg",
+     SEG_IMAGE, {"in.jpg", "file is truncated"}, api_image, {"in.jpg", "not a readable JPEG"}},
+    {"img_jpeg_dht", "JPEG with a Huffman table of > 256 codes", "tests/fuzz_regress/image (fuzz find)",
+     mk_img_jpeg_dht, "in.jpg", SEG_IMAGE, {"in.jpg", "not a readable JPEG"}, api_image, {"in.jpg", "JPEG"}},
+    {"img_pnm_overflow", "PPM whose width overflows an int", "\"P6\\n99999999999 4\\n255\\n\"", mk_img_pnm_overflow,
+     "in.ppm", SEG_IMAGE, {"in.ppm", "PNM header number out of range"}, api_image, {"in.ppm", "not a readable image"}},
+    /* prompts and arguments */
+    {"point_outside", "point outside the image", "--point 400,10 on 320x240", NULL, NULL, SEG "--point 400,10",
+     {"point 0 (400,10) is outside the 320x240 image"}, api_point_outside, {"point 0", "outside the 320x240 image"}},
+    {"point_nan", "NaN point coordinate", "--point nan,10", NULL, NULL, SEG "--point nan,10",
+     {"--point 'nan,10'", "finite numbers"}, api_point_nan, {"point 0", "not finite"}},
+    {"label_too_big", "label outside -1..3", "--point 10,10,5", NULL, NULL, SEG "--point 10,10,5",
+     {"--point '10,10,5'", "label 5 outside -1..3"}, api_label, {"label 5", "-1..3"}},
+    {"label_too_small", "label below -1", "--point 10,10,-2", NULL, NULL, SEG "--point 10,10,-2",
+     {"--point '10,10,-2'", "outside -1..3"}, api_label_neg, {"label -2", "-1..3"}},
+    {"box_reversed", "box with x1 < x0", "--box 100,10,50,60", NULL, NULL, SEG "--box 100,10,50,60",
+     {"--box '100,10,50,60'", "x1 < x0"}, api_box_order, {"box (100,10,50,60)", "x1 < x0"}},
+    {"box_nan", "NaN box coordinate", "--box 1,nan,3,4", NULL, NULL, SEG "--box 1,nan,3,4",
+     {"--box '1,nan,3,4'", "finite numbers"}, api_box_nan, {"box", "not finite"}},
+    {"too_many_points", "more points than allowed", "257 --point / 5000 API points", NULL, NULL, NULL,
+     {"more than 256 --point"}, api_too_many_points, {"point count 5000", "0..4096"}},
+    {"mask_input_bad", "mask input of the wrong size / non-finite", "100 float32s (CLI) / a NaN logit (API)", NULL,
+     NULL, SEG "--mask-input {IN}", {"--mask-input", "40x40"}, api_mask_nan, {"mask input", "non-finite"}},
+    {"unknown_impl", "unknown --impl", "--impl gpu", NULL, NULL, SEG "--point 1,1 --impl gpu",
+     {"--impl: unknown implementation 'gpu'"}, api_impl, {"unknown implementation 'gpu'"}},
+    {"unknown_override_layer", "unknown layer in --impl-override", "image_encoder.trunk.blocks.77=ref", NULL, NULL,
+     SEG "--point 1,1 --impl-override image_encoder.trunk.blocks.77=ref",
+     {"unknown layer 'image_encoder.trunk.blocks.77'"}, api_override_layer, {"unknown layer", "blocks.77"}},
+    {"override_syntax", "--impl-override without =IMPL", "image_encoder", NULL, NULL,
+     SEG "--point 1,1 --impl-override image_encoder", {"--impl-override 'image_encoder'", "LAYER=IMPL"},
+     api_override_syntax, {"expected LAYER=IMPL"}},
+    {"override_unknown_impl", "--impl-override to an unknown implementation", "image_encoder=gpu", NULL, NULL,
+     SEG "--point 1,1 --impl-override image_encoder=gpu", {"'image_encoder=gpu'", "unknown implementation 'gpu'"},
+     api_override_impl, {"unknown implementation 'gpu'"}},
+    {"negative_hole_area", "negative --max-hole-area", "-1", NULL, NULL, SEG "--point 1,1 --max-hole-area -1",
+     {"--max-hole-area '-1'", ">= 0"}, api_hole_area, {"max_hole_area", ">= 0"}},
+    /* configs */
+    {"cfg_not_json", "config that is not JSON", "unterminated object", mk_cfg_not_json, "in.json",
+     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "not valid JSON"}, api_load_config,
+     {"in.json", "not valid JSON"}},
+    {"cfg_empty", "config file, empty", "0 bytes", mk_cfg_empty, "in.json",
+     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "config"}, api_load_config,
+     {"in.json", "config"}},
+    {"cfg_wrong_type", "config value of the wrong type", "trunk.embed_dim = \"ninety-six\"", mk_cfg_type, "in.json",
+     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "'image_encoder.trunk' must be an integer"},
+     api_load_config, {"in.json", "must be an integer"}},
+    {"cfg_window0", "config with window_spec[0] = 0", "fuzz find: divided by zero in the pos-embed tiling",
+     mk_cfg_window0, "in.json", "segment --model {CK} --config {IN} --image {IMG} --point 1,1",
+     {"in.json", "window_spec[0] = 0 must be at least 1"}, api_load_config, {"in.json", "window_spec[0]"}},
+    {"cfg_negative_dim", "config with a negative size", "fuzz find: memory_attention.d_model = -1", mk_cfg_negative,
+     "in.json", "segment --model {CK} --config {IN} --image {IMG} --point 1,1",
+     {"in.json", "memory_attention.d_model = -1 is outside 1..65536"}, api_load_config, {"in.json", "d_model"}},
+    {"cfg_unknown_preset", "unknown config name", "--config sam2_hiera_q", NULL, NULL,
+     "segment --model {CK} --config sam2_hiera_q --image {IMG} --point 1,1", {"unknown config 'sam2_hiera_q'"},
+     api_preset, {"unknown config 'sam2_hiera_q'"}},
+    /* video frame directories */
+    {"frames_empty", "frames directory without JPEGs", "empty directory", mk_frames_empty, "frames", TRACK,
+     {"frames", "no JPEG frames"}, api_frames, {"frames", "no JPEG frames"}},
+    {"frames_bad_name", "frame not named by a number", "00000.jpg + frame_one.jpg", mk_frames_name, "frames", TRACK,
+     {"frame_one.jpg", "not named by a number"}, api_frames, {"frame_one.jpg", "not named by a number"}},
+    {"frames_duplicate", "two frames with one number", "7.jpg + 007.jpg", mk_frames_dup, "frames", TRACK,
+     {"frames", "two frames have the number 7"}, api_frames, {"number 7"}},
+    {"frames_not_jpeg", "frame that is not a JPEG", "00000.jpg holding GIF text", mk_frames_not_jpeg, "frames",
+     TRACK, {"00000.jpg", "not a readable"}, api_frames, {"00000.jpg", "not a readable"}},
+    {"frames_mixed_sizes", "frames of different sizes", "frames of the two fixture videos", mk_frames_sizes, "frames",
+     TRACK, {"00001.jpg", "but the first frame is"}, api_frames, {"00001.jpg", "first frame"}},
+    {"frames_truncated", "truncated JPEG frame", "00001.jpg cut in half (header intact)", mk_frames_truncated,
+     "frames", TRACK, {"00001.jpg", "file is truncated"}, api_frames_track, {"00001.jpg", "truncated"}},
+};
+#define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* ------------------------------------------------------------------------ */
+/* Running the CLI                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cli_result {
+    int rc; /* exit status, or 128 + signal */
+    char *err;
+    char *out_dir;
+} cli_result;
+
+static char *subst(const char *tok)
+{
+    static const struct {
+        const char *k;
+        char **v;
+    } m[] = {{"{IN}", &g_in}, {"{CK}", &g_ck}, {"{CFG}", &g_cfg}, {"{IMG}", &g_img}, {"{VD}", &g_vd}, {"{VF}", &g_vf}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        const char *p = strstr(tok, m[i].k);
+        if (p)
+            return tu_strdupf("%.*s%s%s", (int)(p - tok), tok, *m[i].v, p + strlen(m[i].k));
+    }
+    return strdup(tok);
+}
+
+/* Run `samc ARGS` (+ --out DIR for segment/track, + extra args). */
+static cli_result run_cli(const char *args, const char *const *extra, int n_extra, const char *tag)
+{
+    cli_result r = {0};
+    char *argv[600];
+    int argc = 0;
+    argv[argc++] = strdup(g_samc);
+    char *copy = strdup(args), *save = NULL;
+    for (char *t = strtok_r(copy, " ", &save); t && argc < 560; t = strtok_r(NULL, " ", &save))
+        argv[argc++] = subst(t);
+    for (int i = 0; i < n_extra; i++)
+        argv[argc++] = strdup(extra[i]);
+    free(copy);
+    const int wants_out = !strcmp(argv[1], "segment") || !strcmp(argv[1], "track");
+    r.out_dir = tu_strdupf("%s/out_%s", g_tmp, tag);
+    if (wants_out) {
+        argv[argc++] = strdup("--out");
+        argv[argc++] = strdup(r.out_dir);
+    }
+    argv[argc] = NULL;
+    char *errf = tu_strdupf("%s/stderr_%s", g_tmp, tag);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600), nul = open("/dev/null", O_WRONLY);
+        dup2(fd, 2), dup2(nul, 1);
+        execv(g_samc, argv);
+        _exit(127);
+    }
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    r.rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    uint8_t *e = NULL;
+    size_t n = 0;
+    tu_read_file(errf, &e, &n);
+    r.err = calloc(n + 1, 1);
+    if (n)
+        memcpy(r.err, e, n);
+    free(e), free(errf);
+    for (int i = 0; i < argc; i++)
+        free(argv[i]);
+    return r;
+}
+
+/* Files left under dir (recursively), 0 when it does not exist. */
+static int count_files(const char *dir)
+{
+    char *cmd = tu_strdupf("find '%s' -type f 2>/dev/null | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    if (p && fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    free(cmd);
+    return n;
+}
+
+static void cli_result_free(cli_result *r) { free(r->err), free(r->out_dir); }
+
+static int g_failures;
+
+static void expect(int ok, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void expect(int ok, const char *id, const char *fmt, ...)
+{
+    if (ok)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL [%s] ", id);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    g_failures++;
+}
+
+static void check_cli_failure(const bad_case *c, const cli_result *r)
+{
+    expect(r->rc != 0 && r->rc < 126 && !strstr(r->err, "Sanitizer") && !strstr(r->err, "runtime error"), c->id,
+           "CLI must fail with status 1 or 2, no crash, no sanitizer report: exit %d, stderr: %s", r->rc, r->err);
+    for (int i = 0; i < 3 && c->cli_msg[i]; i++)
+        expect(strstr(r->err, c->cli_msg[i]) != NULL, c->id, "CLI stderr lacks \"%s\": %s", c->cli_msg[i], r->err);
+    const int left = count_files(r->out_dir);
+    expect(left == 0, c->id, "CLI left %d file(s) in %s", left, r->out_dir);
+}
+
+static void run_case(const bad_case *c)
+{
+    g_in = c->in ? P(c->in) : NULL;
+    if (g_in) { /* inputs of earlier cases with the same name are gone */
+        tu_rmtree(g_in);
+        unlink(g_in);
+    }
+    if (c->make)
+        c->make();
+    if (!strcmp(c->id, "mask_input_bad")) { /* 100 floats: neither 40x40 logits nor an image */
+        g_in = P("small.f32");
+        float z[100] = {0};
+        write_bytes("small.f32", z, sizeof z);
+    }
+    /* API */
+    samc_error e = {0};
+    samc_status st = c->api(&e);
+    expect(st != SAMC_OK, c->id, "API call succeeded");
+    expect(e.msg[0] != '\0', c->id, "API failure without a message");
+    for (int i = 0; i < 3 && c->api_msg[i]; i++)
+        expect(strstr(e.msg, c->api_msg[i]) != NULL, c->id, "API message lacks \"%s\": %s", c->api_msg[i], e.msg);
+    /* CLI */
+    cli_result r;
+    if (!strcmp(c->id, "too_many_points")) {
+        static const char *pts[2 * 257];
+        for (int i = 0; i < 257; i++)
+            pts[2 * i] = "--point", pts[2 * i + 1] = "5,5";
+        r = run_cli(SEG "--point 1,1", pts, 2 * 257, c->id);
+    } else {
+        r = run_cli(c->cli, NULL, 0, c->id);
+    }
+    check_cli_failure(c, &r);
+    cli_result_free(&r);
+    free(g_in);
+    g_in = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int setup(void **state)
+{
+    (void)state;
+    g_tmp = tu_mkdtemp("bad_inputs");
+    g_samc = tu_join(tu_binary_dir(), "samc");
+    g_ck = tu_src_path("fixtures/ckpt/tiny_c_f32.pt");
+    g_cfg = tu_src_path("fixtures/ckpt/tiny_c_f32.config.json");
+    g_st = tu_src_path("fixtures/ckpt/tiny_c_f32.safetensors");
+    g_img = tu_src_path("fixtures/demo/demo.png");
+    g_vd = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
+    g_vf = tu_src_path("fixtures/video/tiny_v1_sam21_s128_frames");
+    g_dump = tu_src_path("fixtures/tiny_c_sam21_s160.h5");
+    samc_error e = {0};
+    samc_image img;
+    if (samc_predictor_load(g_ck, g_cfg, &g_pred, &e) || samc_image_load(g_img, &img, &e) ||
+        samc_predictor_set_image(g_pred, img.rgb, img.h, img.w, &e) || samc_tracker_load(g_vd, g_vd, &g_trk, &e)) {
+        fprintf(stderr, "setup: %s\n", e.msg);
+        return -1;
+    }
+    g_img_w = img.w, g_img_h = img.h;
+    samc_image_free(&img);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    samc_predictor_free(g_pred);
+    samc_tracker_free(g_trk);
+    tu_rmtree(g_tmp);
+    free(g_tmp), free(g_samc), free(g_ck), free(g_cfg), free(g_st), free(g_img), free(g_vd), free(g_vf), free(g_dump);
+    return 0;
+}
+
+static void test_catalogue(void **state)
+{
+    (void)state;
+    assert_true(N_CASES >= 40);
+    assert_int_equal(g_img_w, 320);
+    for (int i = 0; i < N_CASES; i++)
+        run_case(&CASES[i]);
+    fprintf(stderr, "%d bad-input cases, %d failed check(s)\n", N_CASES, g_failures);
+    assert_int_equal(g_failures, 0);
+}
+
+/* Accepted inputs: 1x1 (the official predictor takes any size >= 1),
+ * grayscale, RGBA and 16-bit PNGs (converted to 8-bit RGB), through the API
+ * (pixel values) and the CLI (masks written). */
+static void test_images_accepted(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int w, h, depth, ctype, ch;
+    } imgs[] = {{"one.png", 1, 1, 8, 2, 3},    {"gray.png", 5, 4, 8, 0, 1},      {"rgba.png", 5, 4, 8, 6, 4},
+                {"gray16.png", 5, 4, 16, 0, 1}, {"rgb16.png", 5, 4, 16, 2, 3}, {"gray_alpha.png", 5, 4, 8, 4, 2}};
+    for (size_t i = 0; i < sizeof imgs / sizeof imgs[0]; i++) {
+        write_png_pattern(imgs[i].name, imgs[i].w, imgs[i].h, imgs[i].depth, imgs[i].ctype, imgs[i].ch);
+        g_in = P(imgs[i].name);
+        samc_image img;
+        samc_error e = {0};
+        assert_int_equal(samc_image_load(g_in, &img, &e), SAMC_OK);
+        assert_int_equal(img.w, imgs[i].w);
+        assert_int_equal(img.h, imgs[i].h);
+        for (int y = 0; y < img.h; y++)
+            for (int x = 0; x < img.w; x++)
+                for (int c = 0; c < 3; c++) {
+                    const int src_c = imgs[i].ch >= 3 ? c : 0; /* gray replicated, alpha dropped */
+                    const unsigned want = (unsigned)(x * 40 + y * 7 + src_c * 60) & 0xFF;
+                    assert_int_equal(img.rgb[((size_t)y * img.w + x) * 3 + c], want);
+                }
+        /* the predictor runs on it and gives finite masks of its size */
+        samc_predictor *p = NULL;
+        assert_int_equal(samc_predictor_load(g_ck, g_cfg, &p, &e), SAMC_OK);
+        assert_int_equal(samc_predictor_set_image(p, img.rgb, img.h, img.w, &e), SAMC_OK);
+        const float pt[2] = {0.5f, 0.5f};
+        samc_predict_request rq = {pt, (const int32_t[]){1}, 1, NULL, NULL, 1, 1};
+        samc_masks m;
+        assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_OK);
+        assert_int_equal(m.width, img.w);
+        assert_int_equal(m.height, img.h);
+        for (int k = 0; k < m.num_masks * m.width * m.height; k++)
+            assert_true(isfinite(m.masks[k]));
+        samc_masks_free(&m);
+        samc_predictor_free(p);
+        samc_image_free(&img);
+        char tag[64];
+        snprintf(tag, sizeof tag, "ok_%zu", i);
+        cli_result r = run_cli("segment --model {CK} --config {CFG} --image {IN} --point 0.5,0.5", NULL, 0, tag);
+        if (r.rc != 0)
+            fail_msg("%s: CLI failed (%d): %s", imgs[i].name, r.rc, r.err);
+        char *mask = tu_join(r.out_dir, "mask_0.png");
+        assert_true(tu_file_exists(mask));
+        free(mask);
+        assert_int_equal(count_files(r.out_dir), 4); /* mask_0, overlay, result.json, low_res_masks.f32: no temporaries */
+        cli_result_free(&r);
+        free(g_in);
+    }
+    g_in = NULL;
+}
+
+/* Non-finite weights load when asked for (CLI flag and API option). */
+static void test_allow_nonfinite(void **state)
+{
+    (void)state;
+    mk_nan();
+    g_in = P("in.safetensors");
+    samc_predictor *p = NULL;
+    samc_error e = {0};
+    samc_load_options o = {.allow_nonfinite = 1};
+    assert_int_equal(samc_predictor_load_ex(g_in, g_cfg, &o, &p, &e), SAMC_OK);
+    samc_predictor_free(p);
+    const char *extra[] = {"--allow-nonfinite"};
+    cli_result r = run_cli(SEG_MODEL, extra, 1, "allow_nonfinite");
+    if (r.rc != 0)
+        fail_msg("--allow-nonfinite: CLI failed (%d): %s", r.rc, r.err);
+    cli_result_free(&r);
+    free(g_in);
+    g_in = NULL;
+}
+
+/* A failure after the masks were written (here: result.json cannot be
+ * created because a directory is in its way) leaves none of the outputs. */
+static void test_no_partial_outputs(void **state)
+{
+    (void)state;
+    char *out = P("out_partial"), *blocker = tu_join(out, "result.json"), *inner = tu_join(blocker, "x");
+    mkdir(out, 0700), mkdir(blocker, 0700);
+    assert_int_equal(tu_write_file(inner, "x", 1), 0);
+    g_in = NULL;
+    char *cmd = tu_strdupf("segment --model %s --config %s --image %s", g_ck, g_cfg, g_img);
+    /* run_cli adds --out out_<tag>: the tag names our directory */
+    cli_result r = run_cli(cmd, (const char *const[]){"--point", "10,10"}, 2, "partial");
+    if (r.rc == 0 || r.rc >= 126)
+        fail_msg("blocked result.json: exit %d: %s", r.rc, r.err);
+    tu_assert_contains(r.err, "result.json");
+    assert_int_equal(count_files(r.out_dir), 1); /* only the blocker's own file */
+    cli_result_free(&r);
+    free(cmd), free(out), free(blocker), free(inner);
+}
+
+static void print_catalogue(void)
+{
+    printf("| # | case | input | how it is made | CLI | expected (CLI stderr) | expected (API message) |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < N_CASES; i++) {
+        const bad_case *c = &CASES[i];
+        printf("| %d | `%s` | %s | %s | `samc %s` | ", i + 1, c->id, c->input, c->made,
+               c->cli ? c->cli : "segment ... --point 5,5 (x257)");
+        for (int k = 0; k < 3 && c->cli_msg[k]; k++)
+            printf("%s\"%s\"", k ? ", " : "", c->cli_msg[k]);
+        printf(" | ");
+        for (int k = 0; k < 3 && c->api_msg[k]; k++)
+            printf("%s\"%s\"", k ? ", " : "", c->api_msg[k]);
+        printf(" |\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--list")) {
+        print_catalogue();
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_catalogue),
+        cmocka_unit_test(test_images_accepted),
+        cmocka_unit_test(test_allow_nonfinite),
+        cmocka_unit_test(test_no_partial_outputs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
