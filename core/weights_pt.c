@@ -32,6 +32,8 @@ typedef struct pt_ctx {
     samc_pkl_dtype cache_dtype;
     uint8_t *cache;
     size_t cache_bytes;
+    uint64_t file_size;
+    int64_t total_floats, max_total_floats; /* floats materialized so far, and the bound */
 } pt_ctx;
 
 /* Printable copy of a pickle string for messages. */
@@ -124,6 +126,17 @@ static samc_status stat_entry(pt_ctx *c, const char *name, zip_uint64_t *idx, zi
     if (zip_stat_index(c->za, (zip_uint64_t)i, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_SIZE))
         return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: cannot stat archive entry '%s': %s", c->path,
                          name, zip_strerror(c->za));
+    /* The declared size is what samc allocates: it must be possible for the
+     * bytes the file holds (stored: equal; deflated: at most ~1032x, the
+     * deflate limit), so a small file cannot declare gigabytes. */
+    if ((zs.valid & ZIP_STAT_COMP_SIZE) && (zs.valid & ZIP_STAT_COMP_METHOD)) {
+        const uint64_t limit = zs.comp_method == ZIP_CM_STORE ? zs.comp_size : zs.comp_size * 1100 + 4096;
+        if (zs.size > limit)
+            return samc_fail(c->err, SAMC_ERR_FORMAT,
+                             "%s: archive entry '%s' declares %llu bytes from %llu stored bytes (corrupt, or a "
+                             "zip bomb?)",
+                             c->path, name, (unsigned long long)zs.size, (unsigned long long)zs.comp_size);
+    }
     *idx = (zip_uint64_t)i;
     *size = zs.size;
     *found = 1;
@@ -317,6 +330,20 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
                              pstr(stor->u.storage.key, kb, sizeof kb), (long long)snumel);
         }
     }
+    /* Views may repeat storage elements (stride 0, overlapping views), so
+     * the floats produced are bounded by the file size too: a few KiB of
+     * checkpoint must not expand into gigabytes. */
+    c->total_floats += numel;
+    if (c->total_floats > c->max_total_floats)
+        return samc_fail(c->err, SAMC_ERR_NOMEM,
+                         "%s: key '%s': the tensors would take %lld floats from a file of %llu bytes (views "
+                         "repeating their storage? absurd size)",
+                         c->path, tkey, (long long)c->total_floats, (unsigned long long)c->file_size);
+    if (numel > 0) { /* the storage first: its entry must hold the bytes numel needs */
+        samc_status st = load_storage(c, stor, tkey, (size_t)snumel * isz);
+        if (st)
+            return st;
+    }
     float *dst = malloc((size_t)(numel ? numel : 1) * sizeof(float));
     if (!dst)
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory for %lld floats", c->path,
@@ -324,11 +351,6 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
     if (numel == 0) {
         *out = dst;
         return SAMC_OK;
-    }
-    samc_status st = load_storage(c, stor, tkey, (size_t)snumel * isz);
-    if (st) {
-        free(dst);
-        return st;
     }
     /* contiguous (C order) check, ignoring size-1 dimensions */
     int contiguous = 1;
@@ -496,6 +518,10 @@ samc_status samc_weights_open_pt(const char *path, samc_weights **out, samc_erro
     c.path = path;
     c.za = za;
     c.err = err;
+    c.file_size = fsize;
+    /* 8 floats per file byte (f16 storages give 2, views sharing storage a
+     * little more) plus 64 Mi floats of slack. */
+    c.max_total_floats = (int64_t)(fsize < ((uint64_t)1 << 56) ? fsize : ((uint64_t)1 << 56)) * 8 + ((int64_t)1 << 26);
     st = load_pt(&c, w);
     free(c.cache_key);
     free(c.cache);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages samc builds and tests with (docs/dependencies.md says why each).
+# --fuzz adds clang with libFuzzer and OpenMP for the fuzz harnesses (fuzz/,
+# docs/hostile_input.md).
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -8,3 +10,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config \
   libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev >/dev/null
+if [ "${1:-}" = "--fuzz" ]; then
+  $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-dev libomp-dev unzip >/dev/null
+fi

@@ -262,6 +262,15 @@ static void mk_pt_absurd(void)
     tu_buf_free(&b);
 }
 
+static void mk_pt_broadcast(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 1, 1, (const int64_t[]){(int64_t)1 << 30},
+                  (const int64_t[]){0}, 0);
+    write_pt("in.pt", &b, SIX, 4, "little");
+    tu_buf_free(&b);
+}
+
 static void mk_pt_view(void)
 {
     tu_buf b = {0};
@@ -764,6 +773,9 @@ static const bad_case CASES[] = {
      {"in.pt", "nesting is deeper than 1000"}, api_load_model, {"data.pkl", "nesting is deeper"}},
     {"pt_absurd_size", "tensor of 2^40 elements", "size (2^20, 2^20), storage numel 2^40", mk_pt_absurd, "in.pt",
      SEG_MODEL, {"layer.weight", "absurd size"}, api_load_model, {"in.pt", "absurd size"}},
+    {"pt_broadcast_bomb", "1 KiB .pt expanding to 4 GiB", "a (2^30,) stride-0 view of a 1-element storage",
+     mk_pt_broadcast, "in.pt", SEG_MODEL, {"layer.weight", "floats from a file of"}, api_load_model,
+     {"in.pt", "absurd size"}},
     {"pt_view_outside", "tensor view beyond its storage", "(2,3) view of a 4-element storage", mk_pt_view, "in.pt",
      SEG_MODEL, {"layer.weight", "outside storage"}, api_load_model, {"in.pt", "outside storage"}},
     {"pt_storage_missing", "storage entry missing from the zip", "no archive/data/0", mk_pt_no_storage, "in.pt",
@@ -1174,6 +1186,13 @@ static void test_allow_nonfinite(void **state)
     cli_result r = run_cli(SEG_MODEL, extra, 1, "allow_nonfinite");
     if (r.rc != 0)
         fail_msg("--allow-nonfinite: CLI failed (%d): %s", r.rc, r.err);
+    cli_result_free(&r);
+    /* samc info reports them: exit 1, or 0 with --allow-nonfinite */
+    r = run_cli("info {IN} --config {CFG}", NULL, 0, "info_nonfinite");
+    assert_int_equal(r.rc, 1);
+    cli_result_free(&r);
+    r = run_cli("info {IN} --config {CFG}", extra, 1, "info_allow_nonfinite");
+    assert_int_equal(r.rc, 0);
     cli_result_free(&r);
     free(g_in);
     g_in = NULL;
