@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "core/image_io.h"
 #include "samc.h"
 
@@ -91,6 +92,9 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
     *out = malloc((size_t)s * s * sizeof(float));
     if (!*out)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    samc_error re = {0};
+    if (samc_check_regular(path, &re)) /* a FIFO or device would block or never end */
+        return samc_fail(err, SAMC_ERR_IO, "--mask-input %s", re.msg);
     FILE *f = fopen(path, "rb");
     if (!f)
         return samc_fail(err, SAMC_ERR_IO, "--mask-input %s: %s", path, strerror(errno));

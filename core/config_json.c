@@ -11,6 +11,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "error.h"
+#include "fileio.h"
 
 typedef struct jctx {
     const char *what; /* source, for messages */
@@ -338,6 +339,9 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
 
 samc_status samc_sam2_config_from_json_file(const char *path, samc_sam2_config *cfg, samc_error *err)
 {
+    samc_status rs = samc_check_regular(path, err); /* never block on a FIFO */
+    if (rs)
+        return rs;
     FILE *f = fopen(path, "rb");
     if (!f)
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open config: %s", path, strerror(errno));

@@ -13,7 +13,9 @@
 
 static samc_status open_regular(const char *path, int *fd_out, uint64_t *size, samc_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then
+     * refused as not a regular file); no effect on regular files. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open file: %s", path, strerror(errno));
     struct stat sb;
@@ -106,6 +108,16 @@ void samc_file_unmap(samc_mapped_file *mf)
             free((void *)mf->data);
     }
     memset(mf, 0, sizeof *mf);
+}
+
+samc_status samc_check_regular(const char *path, samc_error *err)
+{
+    int fd = -1;
+    uint64_t size = 0;
+    samc_status st = open_regular(path, &fd, &size, err);
+    if (!st)
+        close(fd);
+    return st;
 }
 
 samc_status samc_file_head(const char *path, void *buf, size_t cap, size_t *got, uint64_t *file_size,

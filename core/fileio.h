@@ -22,6 +22,10 @@ typedef struct samc_mapped_file {
 samc_status samc_file_map(const char *path, samc_mapped_file *mf, samc_error *err);
 void samc_file_unmap(samc_mapped_file *mf);
 
+/* SAMC_OK when `path` is a regular file that can be opened (a FIFO, device
+ * or directory is refused without blocking); the message names the path. */
+samc_status samc_check_regular(const char *path, samc_error *err);
+
 /* Read up to `cap` bytes from the start of `path`; *got receives the count
  * and *file_size the total size of the file. */
 samc_status samc_file_head(const char *path, void *buf, size_t cap, size_t *got, uint64_t *file_size,

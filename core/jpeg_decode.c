@@ -14,6 +14,7 @@
 #include <jerror.h>
 
 #include "error.h"
+#include "fileio.h"
 #include "image_io.h"
 
 typedef struct jerr {
@@ -110,6 +111,11 @@ static samc_status decode(const char *path, const uint8_t *buf, size_t len, bool
     if (!j)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     j->buf = buf, j->len = len;
+    samc_status rs = buf ? SAMC_OK : samc_check_regular(path, err); /* never block on a FIFO */
+    if (rs) {
+        free(j);
+        return rs;
+    }
     if (!buf && !(j->f = fopen(path, "rb"))) {
         free(j);
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fileio.h"
 #include "core/h5_guard.h"
 
 struct samc_dump {
@@ -23,6 +24,8 @@ samc_status samc_dump_open(const char *path, samc_dump **out, samc_error *err)
 {
     *out = NULL;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (samc_check_regular(path, NULL)) /* a FIFO, device or directory: refused without blocking */
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot open dump (no such file, unreadable or not a regular file)", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open dump (no such file or unreadable)", path);

@@ -503,6 +503,8 @@ static void mk_h5_external(void)
     H5Pclose(dcpl), H5Fclose(f);
 }
 
+static void frame_copy(const char *dir, const char *name, size_t prefix);
+
 /* --- images ------------------------------------------------------------------- */
 
 static void mk_img_empty(void) { write_bytes("in.png", "", 0); }
@@ -525,6 +527,18 @@ static void mk_img_jpeg_dht(void)
     char *src = tu_src_path("tests/fuzz_regress/image/jpeg_dht_more_than_256_codes.jpg");
     copy_prefix(src, "in.jpg", 1 << 20);
     free(src);
+}
+static void mk_fifo(const char *name)
+{
+    char *p = P(name);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    free(p);
+}
+static void mk_img_fifo(void) { mk_fifo("in.png"); }
+static void mk_frames_fifo(void)
+{
+    frame_copy("frames", "00000.jpg", 0);
+    mk_fifo("frames/00001.jpg");
 }
 static void mk_img_pnm_overflow(void) { write_str("in.ppm", "P6\n99999999999 4\n255\n"); }
 
@@ -853,6 +867,8 @@ static const bad_case CASES[] = {
      mk_img_jpeg_dht, "in.jpg", SEG_IMAGE, {"in.jpg", "not a readable JPEG"}, api_image, {"in.jpg", "JPEG"}},
     {"img_pnm_overflow", "PPM whose width overflows an int", "\"P6\\n99999999999 4\\n255\\n\"", mk_img_pnm_overflow,
      "in.ppm", SEG_IMAGE, {"in.ppm", "PNM header number out of range"}, api_image, {"in.ppm", "not a readable image"}},
+    {"img_fifo", "image path that is a FIFO", "mkfifo (would block a plain open)", mk_img_fifo, "in.png", SEG_IMAGE,
+     {"in.png", "not a regular file"}, api_image, {"in.png", "not a regular file"}},
     /* prompts and arguments */
     {"point_outside", "point outside the image", "--point 400,10 on 320x240", NULL, NULL, SEG "--point 400,10",
      {"point 0 (400,10) is outside the 320x240 image"}, api_point_outside, {"point 0", "outside the 320x240 image"}},
@@ -913,6 +929,8 @@ static const bad_case CASES[] = {
      TRACK, {"00000.jpg", "not a readable"}, api_frames, {"00000.jpg", "not a readable"}},
     {"frames_mixed_sizes", "frames of different sizes", "frames of the two fixture videos", mk_frames_sizes, "frames",
      TRACK, {"00001.jpg", "but the first frame is"}, api_frames, {"00001.jpg", "first frame"}},
+    {"frames_fifo", "frame that is a FIFO", "00001.jpg made with mkfifo", mk_frames_fifo, "frames", TRACK,
+     {"00001.jpg", "not a regular file"}, api_frames, {"00001.jpg", "not a regular file"}},
     {"frames_truncated", "truncated JPEG frame", "00001.jpg cut in half (header intact)", mk_frames_truncated,
      "frames", TRACK, {"00001.jpg", "file is truncated"}, api_frames_track, {"00001.jpg", "truncated"}},
 };
