@@ -6,15 +6,20 @@
 
 #include "config.h"
 #include "error.h"
+#include "fileio.h"
 
 static char *read_config_attr(hid_t f)
 {
     if (H5Lexists(f, "/model", H5P_DEFAULT) <= 0 || H5Aexists_by_name(f, "/model", "config_json", H5P_DEFAULT) <= 0)
         return NULL;
     hid_t a = H5Aopen_by_name(f, "/model", "config_json", H5P_DEFAULT, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+    /* H5Aread writes every element of the dataspace: exactly one string fits `s` */
+    const hssize_t npoints = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sp >= 0)
+        H5Sclose(sp);
     char *out = NULL;
-    if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+    if (t >= 0 && npoints == 1 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
         hid_t mt = H5Tcopy(H5T_C_S1);
         H5Tset_size(mt, H5T_VARIABLE);
         H5Tset_cset(mt, H5Tget_cset(t));
@@ -34,6 +39,9 @@ static char *read_config_attr(hid_t f)
 
 samc_status samc_sam2_config_from_h5(const char *path, samc_sam2_config *cfg, samc_error *err)
 {
+    samc_status rs = samc_check_regular(path, err); /* a FIFO would block HDF5's open */
+    if (rs)
+        return rs;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl >= 0)
@@ -46,7 +54,7 @@ samc_status samc_sam2_config_from_h5(const char *path, samc_sam2_config *cfg, sa
     char *json = read_config_attr(f);
     H5Fclose(f);
     if (!json)
-        return samc_fail(err, SAMC_ERR_KEY, "%s: no /model/config_json string attribute", path);
+        return samc_fail(err, SAMC_ERR_KEY, "%s: no /model/config_json attribute holding one string", path);
     samc_status st = samc_sam2_config_from_json(json, path, cfg, err);
     free(json);
     return st;

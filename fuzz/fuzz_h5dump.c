@@ -1,6 +1,7 @@
 /* fuzz_h5dump.c - samc's reading of HDF5 parity dumps: parity/dump.c (open,
  * attributes, records, listing, the three dataset readers), the /weights
- * loader core/weights_h5.c, and samc_parity_run up to the point where the
+ * loader core/weights_h5.c, the --config DUMP.h5 reader core/config_h5.c,
+ * and samc_parity_run up to the point where the
  * model would be built (with these inputs the key check fails first).
  *
  * The HDF5 library itself is a Debian build without sanitizers or coverage:
@@ -136,6 +137,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < samc_weights_count(w); i++)
             fuzz_touch(samc_weights_at(w, i)->data, (size_t)samc_numel(samc_weights_at(w, i)));
     samc_weights_free(w);
+
+    samc_sam2_config cfg; /* --config DUMP.h5 */
+    samc_error ce = {0};
+    fuzz_check_error(samc_sam2_config_from_h5(path, &cfg, &ce), &ce, path, "samc_sam2_config_from_h5");
 
     samc_parity_opts o = {.impl = "ref"};
     samc_parity_report rep;

@@ -487,6 +487,15 @@ static void mk_h5_two_strings(void)
     H5Fclose(f);
 }
 
+static void mk_h5_config_two_strings(void)
+{
+    hid_t f = h5_new("in.h5");
+    hid_t g = H5Gcreate2(f, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const char *v[2] = {"{}", "{}"};
+    h5_str_attr(g, "config_json", v, 2);
+    H5Gclose(g), H5Fclose(f);
+}
+
 static void mk_h5_never_written(void)
 {
     hid_t f = h5_new("in.h5");
@@ -845,6 +854,9 @@ static const bad_case CASES[] = {
      {"in.h5", "missing attribute /format"}, api_parity, {"in.h5", "/format"}},
     {"h5_attr_two_strings", "dump whose format attribute holds 2 strings", "vlen string array [2]", mk_h5_two_strings,
      "in.h5", "parity {IN}", {"in.h5", "holds 2 strings, expected one"}, api_parity, {"in.h5", "/format"}},
+    {"h5_config_two_strings", "--config dump.h5 whose config_json holds 2 strings", "vlen string array [2]",
+     mk_h5_config_two_strings, "in.h5", "segment --model {CK} --config {IN} --image {IMG} --point 1,1",
+     {"in.h5", "config_json attribute holding one string"}, api_load_config, {"in.h5", "/model/config_json"}},
     {"h5_never_written", ".h5 checkpoint declaring 2^31-1 unwritten floats", "dataset without data (fill value)",
      mk_h5_never_written, "in.h5", SEG_MODEL, {"/weights/huge", "stores fewer bytes than its shape needs"},
      api_load_model, {"in.h5", "never written"}},
