@@ -39,16 +39,17 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--peak", type=float, default=512.0, help="FMA peak in GFLOP/s for the %% column")
     ap.add_argument("--out", default="docs/benchmarks.png")
-    ap.add_argument("--title", default="SAM 2.1 image predictor at 1024, 2 threads (lower is better)")
+    ap.add_argument("--title", default="SAM 2.1 image predictor at 1024, 2 threads; ref: 1 thread, t only "
+                    "(lower is better)")
     a = ap.parse_args()
     rows = parse(a.files)
     flops = {}
     for (cfg, impl), kv in rows.items():
         if "gflops" in kv:
             flops[cfg] = float(kv["gflops"]) * float(kv["enc_ms"]) / 1e3
-    print("| model | impl | encoder ms (min-max) | prompt -> masks ms | GFLOP/s | % of %.0f GFLOP/s | peak RSS MiB "
-          "(beyond weights) | encoder speed-up vs PyTorch |" % a.peak)
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | impl | encoder ms, median (min-max) | encoder CPU s | prompt -> masks ms | GFLOP/s | %% of %.0f "
+          "GFLOP/s | peak RSS MiB (beyond weights) | encoder vs PyTorch: wall, CPU |" % a.peak)
+    print("|---|---|---|---|---|---|---|---|---|")
     for cfg in SIZES:
         base = rows.get((cfg, "pytorch"))
         for impl in IMPLS:
@@ -59,9 +60,16 @@ def main():
             gf = flops.get(cfg, 0) / (enc / 1e3) if cfg in flops else float("nan")
             rss = float(kv["rss_mib"])
             beyond = rss - float(kv.get("weights_mib", 0))
-            speed = "%.2fx" % (float(base["enc_ms"]) / enc) if base else "-"
-            print("| %s | %s | %.0f (%.0f-%.0f) | %.1f | %.1f | %.1f%% | %.0f (%.0f) | %s |" %
-                  (cfg, impl, enc, float(kv["enc_min"]), float(kv["enc_max"]), float(kv["prompt_ms"]), gf,
+            cpu = float(kv["enc_cpu_ms"]) / 1e3 if "enc_cpu_ms" in kv else float("nan")
+            speed = "-"
+            if base and impl != "pytorch":
+                speed = "%.2fx, %.2fx" % (float(base["enc_ms"]) / enc,
+                                          float(base.get("enc_cpu_ms", "nan")) / 1e3 / cpu)
+            if impl == "ref":
+                speed = "%.3fx wall" % (float(base["enc_ms"]) / enc) if base else "-"
+            cpu_s = "-" if cpu != cpu else "%.2f" % cpu
+            print("| %s | %s | %.0f (%.0f-%.0f) | %s | %.1f | %.1f | %.1f%% | %.0f (%.0f) | %s |" %
+                  (cfg, impl, enc, float(kv["enc_min"]), float(kv["enc_max"]), cpu_s, float(kv["prompt_ms"]), gf,
                    100 * gf / a.peak, rss, beyond, speed))
     try:
         import matplotlib
@@ -81,7 +89,7 @@ def main():
                     xs.append(i + (j - 1) * width)
                     ys.append(float(rows[(c, impl)][key]))
             if xs:
-                bars = ax.bar(xs, ys, width, label=impl, color=COLORS[impl])
+                ax.bar(xs, ys, width, label=impl, color=COLORS[impl])
                 for x, y in zip(xs, ys):
                     ax.annotate("%.0f" % y if y >= 10 else "%.1f" % y, (x, y), ha="center", va="bottom",
                                 fontsize=7)
