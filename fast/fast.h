@@ -73,6 +73,7 @@ void fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm *n, f
 void fast_layer_norm2d(int nt, const float *x, int C, int64_t hw, const samc_norm *n, float *y);
 void fast_gelu(float *x, int64_t n);                 /* one thread */
 void fast_gelu_mt(int nt, float *x, int64_t n);
+void fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n); /* y = GELU(y + a) */
 void fast_relu(float *x, int64_t n);
 void fast_sigmoid(float *x, int64_t n);
 void fast_add(float *y, const float *a, const float *b, int64_t n); /* y = a + b */

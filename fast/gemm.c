@@ -42,8 +42,8 @@ int fast_threads(const samc_ctx *ctx)
 
 void fast_pack_linear(const samc_linear *l, float *Wp) { fast_pack_b(l->out, l->in, l->w, l->in, 1, Wp); }
 
-/* y = x W^T (+ b) (+ y): one or two rows are a matrix-vector product
- * (packing W would cost more than the product). */
+/* y = x W^T (+ b) (+ y): up to 16 rows (the decoder's tokens) are
+ * matrix-vector products (packing W would cost more than the product). */
 static void linear_rows_dot(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y, int64_t ldy,
                             int accumulate)
 {
@@ -67,7 +67,7 @@ void fast_linear_1t(const float *x, int64_t ldx, int64_t rows, const samc_linear
 {
     if (rows <= 0)
         return;
-    if (!Wp && rows <= 2) {
+    if (!Wp && rows <= 16) {
         linear_rows_dot(x, ldx, rows, l, y, ldy, accumulate);
         return;
     }

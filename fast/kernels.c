@@ -124,6 +124,21 @@ void fast_gelu_mt(int nt, float *x, int64_t n)
     }
 }
 
+void fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n)
+{
+    const int64_t chunk = 16384;
+    const int64_t nc = (n + chunk - 1) / chunk;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
+    for (int64_t c = 0; c < nc; c++) {
+        const int64_t s = c * chunk, e = s + chunk <= n ? s + chunk : n;
+        int64_t i = s;
+        for (; i + VL <= e; i += VL)
+            vstore(y + i, vgelu(vadd(vload(y + i), vload(a + i))));
+        for (; i < e; i++)
+            y[i] = gelu1(y[i] + a[i]);
+    }
+}
+
 void fast_relu(float *x, int64_t n)
 {
     int64_t i = 0;

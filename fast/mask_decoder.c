@@ -3,12 +3,14 @@
  * output_upscaling as one sgemm each ((cout*4) x cin times cin x pixels,
  * then a scatter of the four taps with the bias), LayerNorm2d and GELU
  * vectorised, the hypernetwork product as one sgemm over pixel panels. */
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "fast.h"
 #include "fast_layers.h"
+#include "simd.h"
 
 #define PIX_PANEL 2048
 
@@ -41,6 +43,33 @@ static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int 
                 }
         }
     }
+}
+
+/* masks[t, p] = sum_c hyper[t, c] up[c, p] for n pixels: M (<= 8) rows are
+ * too few for the GEMM kernel (it would pack all of `up`); one pass over up,
+ * vectors of pixels, M accumulators. */
+static void mask_product(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out)
+{
+    int p = 0;
+    for (; p + VL <= n; p += VL) {
+        vf acc[SAMC_MAX_MASK_TOKENS];
+        for (int t = 0; t < M; t++)
+            acc[t] = vset1(0.0f);
+        for (int c = 0; c < C; c++) {
+            const vf u = vload(up + c * ld + p);
+            for (int t = 0; t < M; t++)
+                acc[t] = vfma(vset1(hyper[t * C + c]), u, acc[t]);
+        }
+        for (int t = 0; t < M; t++)
+            vstore(out + t * ld + p, acc[t]);
+    }
+    for (; p < n; p++)
+        for (int t = 0; t < M; t++) {
+            float acc = 0.0f;
+            for (int c = 0; c < C; c++)
+                acc = fmaf(hyper[t * C + c], up[c * ld + p], acc);
+            out[t * ld + p] = acc;
+        }
 }
 
 static const float *feat_b(const samc_tensor *f, int b, int64_t n)
@@ -130,9 +159,10 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         fast_layer_norm2d(nt, u1, c1, 4 * hw, &dec->up_norm, u1);
         fast_gelu_mt(nt, u1, n1);
         conv_t2d(nt, &dec->up1, u1, 2 * h, 2 * w, up, z);
-        if (dec->use_high_res_features)
-            fast_add_mt(nt, up, up, feat_b(feat_s0, b, n2), n2);
-        fast_gelu_mt(nt, up, n2);
+        if (dec->use_high_res_features) /* act2(dc2(.) + feat_s0) in one pass */
+            fast_add_gelu_mt(nt, up, feat_b(feat_s0, b, n2), n2);
+        else
+            fast_gelu_mt(nt, up, n2);
         /* token heads: one thread per MLP */
         const float *tok = hs->data + (int64_t)b * T * D;
         const int nmlp = (int)M + 1 + (dec->pred_obj_scores ? 1 : 0);
@@ -156,7 +186,7 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         for (int64_t p = 0; p < np; p++) {
             const int64_t p0 = p * PIX_PANEL;
             const int n = (int)(HW - p0 < PIX_PANEL ? HW - p0 : PIX_PANEL);
-            fast_sgemm((int)M, n, c2, hyper, c2, 1, up + p0, HW, 0, mb + p0, HW, 0);
+            mask_product((int)M, c2, hyper, up + p0, HW, n, mb + p0);
         }
     }
     return SAMC_OK;
