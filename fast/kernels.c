@@ -220,6 +220,17 @@ void fast_transpose(const float *src, int64_t lds, int rows, int cols, float *ds
     for (int r0 = 0; r0 < rows; r0 += T)
         for (int c0 = 0; c0 < cols; c0 += T) {
             const int r1 = r0 + T < rows ? r0 + T : rows, c1 = c0 + T < cols ? c0 + T : cols;
+#if defined(__AVX512F__)
+            if (r1 - r0 == T && c1 - c0 == T) { /* a full block: in registers */
+                __m512 v[16];
+                for (int r = 0; r < T; r++)
+                    v[r] = _mm512_loadu_ps(src + (int64_t)(r0 + r) * lds + c0);
+                vtranspose16(v);
+                for (int c = 0; c < T; c++)
+                    _mm512_storeu_ps(dst + (int64_t)(c0 + c) * ldd + r0, v[c]);
+                continue;
+            }
+#endif
             for (int r = r0; r < r1; r++)
                 for (int c = c0; c < c1; c++)
                     dst[(int64_t)c * ldd + r] = src[(int64_t)r * lds + c];

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fast.h"
+#include "simd.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -45,35 +46,6 @@ float *fast_pack_buffer(int which, size_t n)
 }
 
 size_t fast_pack_size(int N, int K) { return (size_t)((N + NR - 1) / NR) * NR * (size_t)(K > 0 ? K : 1); }
-
-/* 16x16 transpose: rows r[i] (16 floats each) -> columns, in registers. */
-static inline void transpose16(__m512 r[16])
-{
-    __m512 t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-    }
-    /* r[4q + s] now holds, per 128-bit lane L, element s of rows 4L'.. of group q */
-    for (int i = 0; i < 4; i++) {
-        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
-        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
-    }
-    for (int i = 0; i < 4; i++) {
-        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
-        r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
-        r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
-    }
-}
 
 /* Bp[p][k][j] = B(k0 + k, p*NR + j), zero past N. */
 static void pack_b(int N, int kc, int k0, const float *B, int64_t ldb, int transb, float *Bp)
@@ -105,7 +77,7 @@ static void pack_b(int N, int kc, int k0, const float *B, int64_t ldb, int trans
                         const int n = h * 16 + j;
                         r[j] = n < nv ? _mm512_loadu_ps(B + (int64_t)(n0 + n) * ldb + k0 + k) : _mm512_setzero_ps();
                     }
-                    transpose16(r);
+                    vtranspose16(r);
                     for (int t = 0; t < 16; t++)
                         _mm512_storeu_ps(dst + (int64_t)(k + t) * NR + h * 16, r[t]);
                 }

@@ -104,6 +104,38 @@ static inline vf vpow2i(vi n) { return ldexpf(1.0f, n); }
 static inline vf vcopysign(vf a, vf s) { return copysignf(a, s); }
 #endif
 
+#if defined(__AVX512F__)
+/* 16x16 transpose: rows r[i] (16 floats each) -> columns, in registers. */
+static inline void vtranspose16(__m512 r[16])
+{
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    }
+    /* r[4q + s] now holds, per 128-bit lane L, element s of rows 4L'.. of group q */
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+        r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+        r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xDD);
+    }
+}
+
+#endif
+
 /* exp(x), |rel err| ~ 2 ulp over the range where the result is normal;
  * inputs below -87.3 flush to 0 (softmax and erf only need that range).
  * Cephes expf: x = n ln2 + r, |r| <= ln2/2, degree-6 polynomial. */

@@ -139,12 +139,30 @@ static void test_row_kernels(void **st)
     }
 }
 
+static void test_transpose(void **st)
+{
+    (void)st;
+    const int shapes[][2] = {{16, 16}, {37, 50}, {256, 64}, {5, 3}};
+    for (int s = 0; s < 4; s++) {
+        const int R = shapes[s][0], C = shapes[s][1], lds = C + 3, ldd = R + 5;
+        float *a = malloc(sizeof(float) * R * lds), *b = calloc((size_t)C * ldd, sizeof(float));
+        for (int i = 0; i < R * lds; i++)
+            a[i] = (float)i;
+        fast_transpose(a, lds, R, C, b, ldd);
+        for (int r = 0; r < R; r++)
+            for (int c = 0; c < C; c++)
+                assert_true(b[c * ldd + r] == a[r * lds + c]);
+        free(a), free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_linear_packed_and_threads),
         cmocka_unit_test(test_row_kernels),
+        cmocka_unit_test(test_transpose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
