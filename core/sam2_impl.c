@@ -10,7 +10,8 @@
 extern const samc_ops samc_fast_ops;
 /* Test-only fault injection of fast/ (fast/fast_testing.h, fast/fault.c). */
 extern const samc_ops *samc_fast_fault_ops_for(const char *layer);
-extern const samc_video_ops samc_fast_video_ops __attribute__((weak));
+/* fast/fast_video_ops.c, strong for the same reason. */
+extern const samc_video_ops samc_fast_video_ops;
 
 const samc_ops *samc_ops_by_name(const char *name)
 {
@@ -119,8 +120,8 @@ const samc_ops *samc_sam2_ops_for(const samc_sam2_model *m, const char *layer)
 const samc_video_ops *samc_sam2_video_ops_for(const samc_sam2_model *m, const char *layer)
 {
     const samc_ops *o = samc_sam2_ops_for(m, layer);
-    if (!strcmp(o->name, "fast")) /* NULL until fast/ has memory-path bodies: callers report it */
-        return &samc_fast_video_ops ? &samc_fast_video_ops : NULL;
+    if (!strcmp(o->name, "fast"))
+        return &samc_fast_video_ops;
     return &samc_ref_video_ops;
 }
 

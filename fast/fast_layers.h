@@ -36,7 +36,7 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
                                          samc_tensor *obj);
 
 /* Per-model caches kept next to the workspace (workspace.c). */
-enum { FAST_CACHE_DENSE_PE, FAST_CACHE_N };
+enum { FAST_CACHE_DENSE_PE, FAST_CACHE_ROPE, FAST_CACHE_N };
 /* A zeroed block of `size` bytes for `slot`, kept until the model is freed;
  * NULL when out of memory. */
 void *fast_ws_cache(samc_ctx *ctx, int slot, size_t size);

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "fast.h"
 #include "fast_layers.h"
+#include "fast_video.h"
 
 typedef struct fast_ws {
     float *buf;
@@ -13,6 +14,7 @@ typedef struct fast_ws {
 
 static void (*const cache_free[FAST_CACHE_N])(void *) = {
     [FAST_CACHE_DENSE_PE] = fast_dense_pe_cache_free,
+    [FAST_CACHE_ROPE] = fast_rope_cache_free,
 };
 
 void fast_ws_free(void *p)
