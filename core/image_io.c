@@ -76,6 +76,29 @@ static int pnm_header_overflows(const uint8_t *b, size_t n)
     return 0;
 }
 
+/* stb's PNG reader (stbi__parse_png_file) appends each IDAT chunk at
+ * `idata + ioff` and allocates idata only for a non-empty chunk: an empty
+ * first IDAT makes it compute NULL + 0 (undefined behaviour, found by
+ * fuzzing). Walks the chunks in stb's order (it consumes exactly `length`
+ * bytes per chunk or stops) and reports an empty IDAT before any data. */
+static int png_empty_first_idat(const uint8_t *b, size_t n)
+{
+    if (n < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8))
+        return 0;
+    for (size_t pos = 8; n - pos >= 8;) {
+        const uint32_t len = (uint32_t)b[pos] << 24 | (uint32_t)b[pos + 1] << 16 | (uint32_t)b[pos + 2] << 8 | b[pos + 3];
+        const uint8_t *type = b + pos + 4;
+        if (!memcmp(type, "IDAT", 4))
+            return len == 0;
+        if (!memcmp(type, "IEND", 4) || len > n - pos - 8)
+            return 0;
+        pos += 12 + (size_t)len;
+        if (pos > n)
+            return 0;
+    }
+    return 0;
+}
+
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img, samc_error *err)
 {
     memset(img, 0, sizeof *img);
@@ -90,6 +113,8 @@ samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what
     }
     if (pnm_header_overflows(buf, (size_t)len))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (PNM header number out of range)", what);
+    if (png_empty_first_idat(buf, (size_t)len))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable PNG (empty first IDAT chunk)", what);
     int w = 0, h = 0, c = 0;
     /* Read the header first so a huge image is refused before decoding. */
     if (!stbi_info_from_memory(buf, len, &w, &h, &c))

@@ -549,6 +549,12 @@ static void mk_frames_fifo(void)
     frame_copy("frames", "00000.jpg", 0);
     mk_fifo("frames/00001.jpg");
 }
+static void mk_img_png_empty_idat(void)
+{
+    char *src = tu_src_path("tests/fuzz_regress/image/png_empty_first_idat.png");
+    copy_prefix(src, "in.png", 1 << 20);
+    free(src);
+}
 static void mk_img_pnm_overflow(void) { write_str("in.ppm", "P6\n99999999999 4\n255\n"); }
 
 /* --- configs -------------------------------------------------------------------- */
@@ -879,6 +885,9 @@ static const bad_case CASES[] = {
      mk_img_jpeg_dht, "in.jpg", SEG_IMAGE, {"in.jpg", "not a readable JPEG"}, api_image, {"in.jpg", "JPEG"}},
     {"img_pnm_overflow", "PPM whose width overflows an int", "\"P6\\n99999999999 4\\n255\\n\"", mk_img_pnm_overflow,
      "in.ppm", SEG_IMAGE, {"in.ppm", "PNM header number out of range"}, api_image, {"in.ppm", "not a readable image"}},
+    {"img_png_empty_idat", "PNG whose first IDAT chunk is empty", "tests/fuzz_regress/image (fuzz find)",
+     mk_img_png_empty_idat, "in.png", SEG_IMAGE, {"in.png", "empty first IDAT chunk"}, api_image,
+     {"in.png", "not a readable PNG"}},
     {"img_fifo", "image path that is a FIFO", "mkfifo (would block a plain open)", mk_img_fifo, "in.png", SEG_IMAGE,
      {"in.png", "not a regular file"}, api_image, {"in.png", "not a regular file"}},
     /* prompts and arguments */
