@@ -122,9 +122,20 @@ samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what
     samc_status st = check_dims(w, h, what, err);
     if (st)
         return st;
-    img->rgb = stbi_load_from_memory(buf, len, &w, &h, &c, 3); /* 16-bit is scaled to 8-bit */
-    if (!img->rgb)
+    /* Decode without stb's channel conversion (req_comp 0): its converter
+     * sizes the buffer for 8 bits when a 16-bit PNM is converted, and reads
+     * past it (fuzz find); 16-bit samples are still scaled to 8 bits. */
+    uint8_t *raw = stbi_load_from_memory(buf, len, &w, &h, &c, 0);
+    if (!raw)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: cannot decode image (%s)", what, stbi_failure_reason());
+    if (c < 1 || c > 4 || !(img->rgb = malloc((size_t)w * h * 3))) {
+        stbi_image_free(raw);
+        return samc_fail(err, c < 1 || c > 4 ? SAMC_ERR_FORMAT : SAMC_ERR_NOMEM, "%s: cannot convert %d channels to RGB", what, c);
+    }
+    for (int64_t i = 0; i < (int64_t)w * h; i++) /* gray -> RGB, alpha dropped */
+        for (int k = 0; k < 3; k++)
+            img->rgb[3 * i + k] = raw[i * c + (c < 3 ? 0 : k)];
+    stbi_image_free(raw);
     img->w = w, img->h = h;
     return SAMC_OK;
 }
