@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/error.h"
+#include "core/base/error.h"
 
 bool cli_parse_floats(const char *s, float *out, int n)
 {

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "core/sam2_keys.h"
-#include "core/sam2_model.h"
+#include "core/base/error.h"
+#include "core/models/sam2/sam2_model.h"
+#include "core/models/sam2/sam2_model.h"
 
 extern char *openblas_get_corename(void);
 extern char *openblas_get_config(void);
@@ -87,60 +87,6 @@ static stats summarize(double *t, int n)
     return s;
 }
 
-/* ---- random weights ------------------------------------------------------- */
-
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static float rng_uniform(uint64_t *s) { return (float)((rng_next(s) >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f; }
-
-static bool ends_with(const char *s, const char *suf)
-{
-    const size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
-}
-
-/* Seeded weights for every key the config implies, scaled like PyTorch's
- * default init (uniform +-1/sqrt(fan_in)); norm weights 1, norm biases 0, so
- * activations stay O(1) and no denormals distort the timing. */
-static samc_status random_weights(const samc_sam2_config *cfg, uint64_t seed, samc_weights **out, samc_error *err)
-{
-    samc_key_list keys = {0};
-    samc_status st = samc_sam2_expected_keys(cfg, &keys, err);
-    samc_weights *w = st ? NULL : samc_weights_new("random");
-    if (!st && !w)
-        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int i = 0; !st && i < keys.count; i++) {
-        const samc_key_spec *k = &keys.items[i];
-        const int64_t n = samc_shape_numel(k->ndim, k->shape);
-        float *d = malloc((size_t)(n ? n : 1) * sizeof *d);
-        if (!d) {
-            st = samc_fail(err, SAMC_ERR_NOMEM, "random weights: %s", k->key);
-            break;
-        }
-        int64_t fan_in = 1;
-        for (int j = 1; j < k->ndim; j++)
-            fan_in *= k->shape[j];
-        const bool norm = k->ndim == 1 && (strstr(k->key, "norm") != NULL || strstr(k->key, "output_upscaling.1") != NULL);
-        const float bound = k->ndim >= 2 ? 1.0f / sqrtf((float)fan_in) : 0.02f;
-        for (int64_t j = 0; j < n; j++)
-            d[j] = norm ? (ends_with(k->key, ".weight") ? 1.0f : 0.0f) : bound * rng_uniform(&seed);
-        st = samc_weights_add(w, k->key, k->ndim, k->shape, d, err);
-    }
-    samc_key_list_free(&keys);
-    if (st) {
-        samc_weights_free(w);
-        return st;
-    }
-    *out = w;
-    return SAMC_OK;
-}
-
 /* ---- FLOPs ------------------------------------------------------------------ */
 
 /* Multiply-adds x 2 of every linear, conv and attention matmul of the image
@@ -191,10 +137,10 @@ typedef struct layer_clock {
     double dt[MAX_EVENTS], dcpu[MAX_EVENTS];
 } layer_clock;
 
-static void on_layer(void *user, const char *module, int nslots, const char *const *slots,
+static void on_layer(void *user, const char *module, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t)
 {
-    (void)nslots, (void)slots, (void)t;
+    (void)sc, (void)nslots, (void)slots, (void)t;
     layer_clock *c = user;
     const double now = now_s(), cpu = cpu_s();
     if (c->n < MAX_EVENTS) {
@@ -235,11 +181,11 @@ static void print_stats(const char *what, stats s, double flops)
     printf("\n");
 }
 
-static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a, const uint8_t *img,
-                      double weights_rss)
+static int bench_impl(samc_exec *x, const char *impl, const bench_args *a, const uint8_t *img, double weights_rss)
 {
+    const samc_sam2_model *m = x->model;
     samc_error err = {0};
-    if (samc_sam2_set_impl(m, impl, &err)) {
+    if (samc_exec_set_impl(x, impl, &err)) {
         fprintf(stderr, "samc bench: %s\n", err.msg);
         return 2;
     }
@@ -252,14 +198,14 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
     int rc = 0;
     layer_clock *lc = a->layers ? calloc(1, sizeof *lc) : NULL;
     if (lc)
-        samc_sam2_set_trace(m, on_layer, lc);
+        samc_exec_set_trace(x, on_layer, lc);
     for (int r = 0; r < total && !rc; r++) {
         samc_sam2_features f;
         samc_sam2_prediction out;
         if (lc)
             lc->n = 0, lc->last = now_s(), lc->last_cpu = cpu_s();
         const double t0 = now_s(), c0 = cpu_s();
-        if (samc_sam2_encode_image(m, img, a->img_h, a->img_w, &f, &err)) {
+        if (samc_sam2_encode_image(x, img, a->img_h, a->img_w, &f, &err)) {
             rc = 1;
             break;
         }
@@ -267,7 +213,7 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
         double best = 1e30; /* prompt -> masks: the best of --prompts predicts on this embedding */
         for (int q = 0; q < a->prompts && !rc; q++) {
             const double q0 = now_s();
-            if (samc_sam2_predict(m, &f, &p, &out, &err))
+            if (samc_sam2_predict(x, &f, &p, NULL, &out, &err))
                 rc = 1;
             else
                 samc_sam2_prediction_release(&out);
@@ -312,7 +258,7 @@ static int bench_impl(samc_sam2_model *m, const char *impl, const bench_args *a,
                1e3 * sc.med);
     }
     if (lc)
-        samc_sam2_set_trace(m, NULL, NULL);
+        samc_exec_set_trace(x, NULL, NULL);
     free(lc);
     free(te), free(tp), free(tt), free(ce);
     return rc;
@@ -443,8 +389,10 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
         if (st)
             return st;
     }
-    if (strcmp(a->impl, "ref") && strcmp(a->impl, "fast") && strcmp(a->impl, "both"))
-        return samc_fail(err, SAMC_ERR_ARG, "--impl '%s': expected ref, fast or both", a->impl);
+    char names[160];
+    if (strcmp(a->impl, "all") && !samc_impl_find(a->impl))
+        return samc_fail(err, SAMC_ERR_ARG, "--impl '%s': expected one of %s, or all", a->impl,
+                         samc_impl_names(names, sizeof names));
     return SAMC_OK;
 }
 
@@ -506,16 +454,20 @@ int cmd_bench(int argc, char **argv)
     samc_status st = samc_sam2_config_resolve(a.config ? a.config : "sam2.1_hiera_t", &cfg, &err);
     if (!st) {
         cfg.image_size = a.size;
-        st = a.model ? samc_weights_open(a.model, &w, &err) : random_weights(&cfg, 7, &w, &err);
+        st = a.model ? samc_weights_open(a.model, &w, &err) : samc_sam2_random_weights(&cfg, 7, &w, &err);
     }
     samc_sam2_model *m = NULL;
+    samc_exec x = {0};
     if (!st)
         st = samc_sam2_model_init(&m, w, &cfg, &err);
+    if (!st)
+        st = samc_sam2_exec_init(&x, m, &err);
     if (st) {
         fprintf(stderr, "samc bench: %s\n", err.msg);
+        samc_sam2_model_free(m);
         return 1;
     }
-    m->ctx.num_threads = a.threads;
+    samc_exec_set_threads(&x, a.threads);
     const double weights_rss = cur_rss_mib() - rss0;
     printf("model %s (%s weights), image %dx%d -> %d, prompt: 1 point, multimask\n", m->cfg.name,
            a.model ? a.model : "random", a.img_w, a.img_h, a.size);
@@ -523,11 +475,11 @@ int cmd_bench(int argc, char **argv)
     int rc = img ? 0 : 1;
     if (img)
         synth_image(img, a.img_h, a.img_w);
-    if (!rc && strcmp(a.impl, "ref"))
-        rc = bench_impl(m, "fast", &a, img, weights_rss);
-    if (!rc && strcmp(a.impl, "fast"))
-        rc = bench_impl(m, "ref", &a, img, weights_rss);
+    for (int i = 0; !rc && i < samc_impl_count(); i++) /* one implementation, or all of them */
+        if (!strcmp(a.impl, "all") || !strcmp(a.impl, samc_impl_get(i)->name))
+            rc = bench_impl(&x, samc_impl_get(i)->name, &a, img, weights_rss);
     free(img);
+    samc_exec_free(&x);
     samc_sam2_model_free(m);
     return rc;
 }

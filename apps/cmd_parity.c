@@ -8,7 +8,7 @@
 
 int cmd_parity(int argc, char **argv)
 {
-    samc_parity_opts o = {.impl = "ref"};
+    samc_parity_opts o = {.impl = NULL}; /* the registry's default implementation */
     const char *dump = NULL, *json = NULL;
     const char **ovr = calloc((size_t)argc, sizeof *ovr);
     samc_error err = {0};
@@ -22,6 +22,8 @@ int cmd_parity(int argc, char **argv)
             ovr[o.n_overrides++] = argv[++i];
         } else if (!strcmp(a, "--isolated")) {
             o.isolated = true;
+        } else if (!strcmp(a, "--strict")) {
+            o.strict = true;
         } else if (!strcmp(a, "--tol") && has_val) {
             char *end;
             o.tol = strtod(argv[++i], &end);

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "core/fileio.h"
-#include "core/image_io.h"
+#include "core/base/error.h"
+#include "core/base/fileio.h"
+#include "core/io/image_io.h"
 #include "samc.h"
 
 #ifndef SAMC_DATA_DIR

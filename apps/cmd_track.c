@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "core/image_io.h"
-#include "core/video_frames.h"
+#include "core/base/error.h"
+#include "core/io/image_io.h"
+#include "core/io/video_frames.h"
 #include "samc.h"
 
 #define MAX_PROMPTS 256

@@ -3,11 +3,9 @@
 #include <omp.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "fast.h"
-#include "fast_layers.h"
 
-int fast_conv_out(int in, int k, int stride, int pad) { return (in + 2 * pad - k) / stride + 1; }
 
 /* Output pixels per im2col panel. */
 #define CONV_PANEL 1024
@@ -21,7 +19,7 @@ static int is_pointwise(const samc_conv2d *c)
  * leading dimension. The output planes are H*W floats apart, often a
  * multiple of 4 KiB: written directly, the 12 rows of a micro-kernel tile
  * would share one L1 set, so the GEMM writes the tile and it is copied. */
-size_t fast_conv2d_scratch(const samc_conv2d *c, int H, int W)
+size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W)
 {
     (void)H, (void)W;
     const size_t tile = (size_t)(c->cout / c->groups) * (size_t)fast_ld(CONV_PANEL);
@@ -67,47 +65,26 @@ static void conv_panel(const samc_conv2d *c, const float *x, int H, int W, int W
                 tile[o * ldt + j] = b;
         }
         if (is_pointwise(c)) {
-            fast_sgemm(cout_g, n, K, wg, K, 1, x + p0, HWo, 0, tile, ldt, 1);
+            samc__fast_sgemm(cout_g, n, K, wg, K, 1, x + p0, HWo, 0, tile, ldt, 1);
         } else {
             im2col(c, x, H, W, Wo, g, p0, n, col);
-            fast_sgemm(cout_g, n, K, wg, K, 1, col, n, 0, tile, ldt, 1);
+            samc__fast_sgemm(cout_g, n, K, wg, K, 1, col, n, 0, tile, ldt, 1);
         }
         for (int o = 0; o < cout_g; o++)
             memcpy(y + (int64_t)(g * cout_g + o) * HWo + p0, tile + o * ldt, (size_t)n * sizeof *y);
     }
 }
 
-void fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col)
+void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col)
 {
-    const int Ho = fast_conv_out(H, c->kh, c->stride, c->pad), Wo = fast_conv_out(W, c->kw, c->stride, c->pad);
+    const int Ho = samc_conv2d_out_dim(H, c->kh, c->stride, c->pad), Wo = samc_conv2d_out_dim(W, c->kw, c->stride, c->pad);
     const int64_t HWo = (int64_t)Ho * Wo;
     const int64_t np = (HWo + CONV_PANEL - 1) / CONV_PANEL;
-    const size_t per = fast_conv2d_scratch(c, H, W);
+    const size_t per = samc__fast_conv2d_scratch(c, H, W);
 #pragma omp parallel for num_threads(nt) schedule(static) if (np > 1)
     for (int64_t p = 0; p < np; p++) {
         const int64_t p0 = p * CONV_PANEL;
         const int n = (int)(HWo - p0 < CONV_PANEL ? HWo - p0 : CONV_PANEL);
         conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col + per * omp_get_thread_num());
     }
-}
-
-samc_status samc_fast_conv2d_op(samc_ctx *ctx, const samc_conv2d *conv, const samc_tensor *x,
-                                samc_tensor *out)
-{
-    if (x->ndim != 4 || x->shape[1] != conv->cin || out->ndim != 4 || out->shape[1] != conv->cout)
-        return samc_fail(NULL, SAMC_ERR_SHAPE, "conv2d: bad input/output shape");
-    const int H = (int)x->shape[2], W = (int)x->shape[3];
-    if (out->shape[0] != x->shape[0] || out->shape[2] != fast_conv_out(H, conv->kh, conv->stride, conv->pad) ||
-        out->shape[3] != fast_conv_out(W, conv->kw, conv->stride, conv->pad))
-        return samc_fail(NULL, SAMC_ERR_SHAPE, "conv2d: output shape does not match the input");
-    const int nt = fast_threads(ctx);
-    float *col = NULL;
-    const size_t counts[1] = {fast_conv2d_scratch(conv, H, W) * nt};
-    samc_status st = fast_ws_get(ctx, 1, counts, &col);
-    if (st)
-        return st;
-    const int64_t in_n = (int64_t)conv->cin * H * W, out_n = samc_numel(out) / out->shape[0];
-    for (int64_t b = 0; b < x->shape[0]; b++)
-        fast_conv2d(nt, conv, x->data + b * in_n, H, W, out->data + b * out_n, col);
-    return SAMC_OK;
 }

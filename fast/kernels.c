@@ -43,14 +43,14 @@ static void layer_norm_row(const float *x, const samc_norm *n, float *y)
         y[i] = (x[i] - mean) * rstd * n->w[i] + n->b[i];
 }
 
-void fast_layer_norm_rows(const float *x, int64_t ldx, int64_t rows, const samc_norm *n, float *y,
+void samc__fast_layer_norm_rows(const float *x, int64_t ldx, int64_t rows, const samc_norm *n, float *y,
                           int64_t ldy)
 {
     for (int64_t r = 0; r < rows; r++)
         layer_norm_row(x + r * ldx, n, y + r * ldy);
 }
 
-void fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm *n, float *y)
+void samc__fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm *n, float *y)
 {
 #pragma omp parallel for num_threads(nt) schedule(static) if (rows > 64)
     for (int64_t r = 0; r < rows; r++)
@@ -60,7 +60,7 @@ void fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm *n, f
 /* LayerNorm2d: statistics over C at each pixel of (C, hw) planes. Pixels are
  * taken VL at a time (contiguous in each plane), so the channel loop is a
  * strided walk of vectors. */
-void fast_layer_norm2d(int nt, const float *x, int C, int64_t hw, const samc_norm *n, float *y)
+void samc__fast_layer_norm2d(int nt, const float *x, int C, int64_t hw, const samc_norm *n, float *y)
 {
     const int64_t nblk = (hw + VL - 1) / VL;
 #pragma omp parallel for num_threads(nt) schedule(static) if (hw * C > 65536)
@@ -104,7 +104,7 @@ void fast_layer_norm2d(int nt, const float *x, int C, int64_t hw, const samc_nor
 
 /* ---- element-wise --------------------------------------------------------- */
 
-void fast_gelu(float *x, int64_t n)
+void samc__fast_gelu(float *x, int64_t n)
 {
     int64_t i = 0;
     for (; i + VL <= n; i += VL)
@@ -113,18 +113,18 @@ void fast_gelu(float *x, int64_t n)
         x[i] = gelu1(x[i]);
 }
 
-void fast_gelu_mt(int nt, float *x, int64_t n)
+void samc__fast_gelu_mt(int nt, float *x, int64_t n)
 {
     const int64_t chunk = 16384;
     const int64_t nc = (n + chunk - 1) / chunk;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
     for (int64_t c = 0; c < nc; c++) {
         const int64_t a = c * chunk, len = a + chunk <= n ? chunk : n - a;
-        fast_gelu(x + a, len);
+        samc__fast_gelu(x + a, len);
     }
 }
 
-void fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n)
+void samc__fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n)
 {
     const int64_t chunk = 16384;
     const int64_t nc = (n + chunk - 1) / chunk;
@@ -139,7 +139,7 @@ void fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n)
     }
 }
 
-void fast_relu(float *x, int64_t n)
+void samc__fast_relu(float *x, int64_t n)
 {
     int64_t i = 0;
     for (; i + VL <= n; i += VL)
@@ -148,7 +148,7 @@ void fast_relu(float *x, int64_t n)
         x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-void fast_sigmoid(float *x, int64_t n)
+void samc__fast_sigmoid(float *x, int64_t n)
 {
     int64_t i = 0;
     for (; i + VL <= n; i += VL) {
@@ -159,7 +159,7 @@ void fast_sigmoid(float *x, int64_t n)
         x[i] = 1.0f / (1.0f + expf(-x[i]));
 }
 
-void fast_add(float *y, const float *a, const float *b, int64_t n)
+void samc__fast_add(float *y, const float *a, const float *b, int64_t n)
 {
     int64_t i = 0;
     for (; i + VL <= n; i += VL)
@@ -168,25 +168,25 @@ void fast_add(float *y, const float *a, const float *b, int64_t n)
         y[i] = a[i] + b[i];
 }
 
-void fast_add_mt(int nt, float *y, const float *a, const float *b, int64_t n)
+void samc__fast_add_mt(int nt, float *y, const float *a, const float *b, int64_t n)
 {
     const int64_t chunk = 65536;
     const int64_t nc = (n + chunk - 1) / chunk;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
     for (int64_t c = 0; c < nc; c++) {
         const int64_t s = c * chunk, len = s + chunk <= n ? chunk : n - s;
-        fast_add(y + s, a + s, b + s, len);
+        samc__fast_add(y + s, a + s, b + s, len);
     }
 }
 
-void fast_add_bias_rows(float *y, int64_t ldy, int64_t rows, const float *b, int n)
+void samc__fast_add_bias_rows(float *y, int64_t ldy, int64_t rows, const float *b, int n)
 {
     for (int64_t r = 0; r < rows; r++)
-        fast_add(y + r * ldy, y + r * ldy, b, n);
+        samc__fast_add(y + r * ldy, y + r * ldy, b, n);
 }
 
 /* softmax(scale * x), max-subtracted, in place. exp via vexp (2 ulp). */
-void fast_softmax_scaled(float *x, int n, float scale)
+void samc__fast_softmax_scaled(float *x, int n, float scale)
 {
     int i = 0;
     vf m = vset1(-INFINITY);
@@ -214,7 +214,7 @@ void fast_softmax_scaled(float *x, int n, float scale)
         x[i] = x[i] * (float)(1.0 / sum);
 }
 
-void fast_transpose(const float *src, int64_t lds, int rows, int cols, float *dst, int64_t ldd)
+void samc__fast_transpose(const float *src, int64_t lds, int rows, int cols, float *dst, int64_t ldd)
 {
     enum { T = 16 };
     for (int r0 = 0; r0 < rows; r0 += T)

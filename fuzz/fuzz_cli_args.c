@@ -2,14 +2,14 @@
  * (apps/cli_args.c: --point, --box, --threads/--max-hole-area numbers),
  * the prompt check the predictor applies to what was parsed
  * (samc_sam2_check_prompt), and the --impl / --impl-override name parsing
- * (core/sam2_impl.c). The input is split into lines; every line goes
+ * (core/runtime/exec.c). The input is split into lines; every line goes
  * through every parser. Seeds: fuzz/seeds/cli_args/. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps/cli.h"
-#include "core/sam2_model.h"
+#include "core/models/sam2/sam2_model.h"
 #include "fuzz_common.h"
 
 static samc_sam2_model model; /* only the fields the name and prompt checks read */
@@ -23,11 +23,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(buf, data, size);
     buf[size] = '\0';
-    memset(&model, 0, sizeof model);
+    static bool base_ready;
+    if (!base_ready) { /* the lock and the prepared copies persist across inputs */
+        samc_model_base_init(&model.base);
+        base_ready = true;
+    }
     model.depth = 12;
     model.mask_decoder.transformer.depth = 2;
+    model.memory_encoder.n_fuser = 2;
+    model.memory_attention.n_layers = 4;
     model.emb = 16;
-    model.ops = samc_ops_by_name("ref");
+    samc_exec x;
+    if (samc_sam2_exec_init(&x, &model, NULL)) {
+        free(buf);
+        return 0;
+    }
 
     float pts[2 * 64];
     int32_t labels[64];
@@ -74,14 +84,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if (!isfinite(f[i]))
                         abort();
         samc_error eo = {0};
-        st = samc_sam2_add_override(&model, line, &eo);
-        fuzz_check_error(st, &eo, "--impl-override", "samc_sam2_add_override");
+        st = samc_exec_add_override(&x, line, &eo);
+        fuzz_check_error(st, &eo, "--impl-override", "samc_exec_add_override");
         samc_error es = {0};
-        st = samc_sam2_set_impl(&model, line, &es);
-        fuzz_check_error(st, &es, "--impl", "samc_sam2_set_impl");
-        if (!st && !model.ops)
+        st = samc_exec_set_impl(&x, line, &es);
+        fuzz_check_error(st, &es, "--impl", "samc_exec_set_impl");
+        if (!st && !x.impl)
             abort();
-        (void)samc_sam2_ops_for(&model, line);
+        (void)samc_exec_find(&x, line);
         line = nl ? nl + 1 : NULL;
     }
     samc_sam2_features feat = {.orig_h = 48, .orig_w = 64};
@@ -98,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (pts[2 * i] < 0 || pts[2 * i + 1] < 0 || pts[2 * i] > 64 || pts[2 * i + 1] > 48)
                     abort();
     }
+    samc_exec_free(&x);
     free(buf);
     return 0;
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/video_frames.h"
+#include "core/io/video_frames.h"
 #include "fuzz_common.h"
 
 static char dir[256];

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "core/weights.h"
+#include "core/models/sam2/config.h"
+#include "core/io/weights.h"
 #include "fuzz_common.h"
 #include "parity/dump.h"
 #include "parity/parity.h"

@@ -12,8 +12,8 @@
 #include <stb_image.h>
 #include <stdlib.h>
 
-#include "core/image_io.h"
-#include "core/jpeg_decode.h"
+#include "core/io/image_io.h"
+#include "core/io/jpeg_decode.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pickle.h"
+#include "core/io/pickle.h"
 #include "fuzz_common.h"
 
 /* What weights_pt.c relies on for every tensor it reads. */

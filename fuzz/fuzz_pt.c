@@ -18,7 +18,7 @@
 #include <string.h>
 #include <zip.h>
 
-#include "core/weights.h"
+#include "core/io/weights.h"
 #include "fuzz_common.h"
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }

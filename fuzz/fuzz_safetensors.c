@@ -3,7 +3,7 @@
  * Seeds: fuzz/seeds/safetensors/ (small files by fuzz/make_seeds.py). */
 #include <stdlib.h>
 
-#include "core/weights.h"
+#include "core/io/weights.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

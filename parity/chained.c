@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "harness_internal.h"
 
 /* Per-key call counter: per module like the dump's `call` attribute (image),
@@ -29,17 +29,25 @@ static int next_call(parity_run *r, const char *module)
     return 0;
 }
 
-void parity_on_trace(void *user, const char *module, int nslots, const char *const *slots,
+int samc__parity_peek_call(const parity_run *r, const char *key)
+{
+    for (int i = 0; i < r->n_calls; i++)
+        if (!strcmp(r->calls[i].module, key))
+            return r->calls[i].count;
+    return 0;
+}
+
+void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t)
 {
     parity_run *r = user;
     char key[160];
-    const int fr = r->model->trace_frame_idx, ob = r->model->trace_obj_id;
+    const int fr = sc->frame_idx, ob = sc->obj_id;
     snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, fr, ob);
     const int call = next_call(r, key);
-    const int rec = r->video ? parity_find_record_video(r, module, fr, ob, call) : parity_find_record(r, module, call);
+    const int rec = r->video ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
     if (rec < 0) {
-        samc_parity_row *row = parity_add_row(r, INT_MAX - 1, module, call, "*");
+        samc_parity_row *row = samc__parity_add_row(r, INT_MAX - 1, module, call, "*");
         if (row) {
             row->state = SAMC_PARITY_NOT_IN_DUMP;
             snprintf(row->note, sizeof row->note, "samc produced this call; the dump has no record of it");
@@ -47,7 +55,8 @@ void parity_on_trace(void *user, const char *module, int nslots, const char *con
         return;
     }
     r->seen[rec] = true;
-    parity_compare_record(r, rec, nslots, slots, t);
+    r->last_index = r->recs[rec].index;
+    samc__parity_compare_record(r, rec, nslots, slots, t);
 }
 
 /* One /inputs/prompts/<k> group into a samc prompt (arrays owned by caller). */
@@ -110,7 +119,7 @@ static void compare_outputs(parity_run *r, int k, const samc_sam2_prediction *pr
     const samc_tensor *t[] = {&pr->masks, &pr->iou, &pr->low_res};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "/outputs/%d/%s", k, names[i]);
-        parity_compare(r, INT_MAX, mod, 0, names[i], t[i], path);
+        samc__parity_compare(r, INT_MAX, mod, 0, names[i], t[i], path);
     }
 }
 
@@ -125,7 +134,7 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
         st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/image_u8 must be [H,W,3]", samc_dump_path(d));
     samc_sam2_features f = {0};
     if (!st)
-        st = samc_sam2_encode_image(r->model, img, (int)dims[0], (int)dims[1], &f, err);
+        st = samc_sam2_encode_image(&r->x, img, (int)dims[0], (int)dims[1], &f, err);
     free(img);
     for (int k = 0; !st; k++) {
         char g[64];
@@ -136,7 +145,7 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
         samc_sam2_prediction pr = {0};
         st = read_prompt(d, g, &dp, err);
         if (!st)
-            st = samc_sam2_predict(r->model, &f, &dp.p, &pr, err);
+            st = samc_sam2_predict(&r->x, &f, &dp.p, &r->image_opts, &pr, err);
         if (!st)
             compare_outputs(r, k, &pr);
         samc_sam2_prediction_release(&pr);
@@ -146,12 +155,14 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
     return st;
 }
 
-samc_status parity_run_chained(parity_run *r, samc_error *err)
+samc_status samc__parity_run_chained(parity_run *r, samc_error *err)
 {
     if (r->video)
-        return parity_run_video(r, err);
-    samc_sam2_set_trace(r->model, parity_on_trace, r);
+        return samc__parity_run_video(r, err);
+    samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
+    if (!r->strict || r->plant_bf16_flip > 0)
+        r->x.decide = samc__parity_resync, r->x.decide_user = r;
     samc_status st = run_image_task(r, err); /* the task was checked by samc_parity_run */
-    samc_sam2_set_trace(r->model, NULL, NULL);
+    samc_exec_set_trace(&r->x, NULL, NULL);
     return st;
 }

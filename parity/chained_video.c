@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "core/sam2_video.h"
+#include "core/base/error.h"
+#include "core/models/sam2/sam2_video.h"
 #include "harness_internal.h"
 
 static double attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
@@ -29,7 +29,7 @@ static void compare_masks(parity_run *r, const char *what, int k, const samc_vid
         snprintf(slot, sizeof slot, "obj %d", m->obj_ids[i]);
         samc_tensor t = samc_tensor_view(m->logits + i * hw, 2, shape);
         if (samc_dump_exists(r->dump, path))
-            parity_compare(r, INT_MAX, mod, 0, slot, &t, path);
+            samc__parity_compare(r, INT_MAX, mod, 0, slot, &t, path);
     }
 }
 
@@ -82,13 +82,13 @@ static samc_status apply_prompt(parity_run *r, samc_video *v, int k, samc_error 
         samc_tensor t = samc_tensor_view(out.logits, 3, shape);
         char mod[64];
         snprintf(mod, sizeof mod, "/outputs/prompts/%d", k);
-        parity_compare(r, INT_MAX, mod, 0, "mask_logits", &t, path);
+        samc__parity_compare(r, INT_MAX, mod, 0, "mask_logits", &t, path);
     }
     samc_video_masks_free(&out);
     return st;
 }
 
-samc_status parity_run_video(parity_run *r, samc_error *err)
+samc_status samc__parity_run_video(parity_run *r, samc_error *err)
 {
     samc_dump *d = r->dump;
     uint8_t *frames = NULL;
@@ -101,15 +101,13 @@ samc_status parity_run_video(parity_run *r, samc_error *err)
     if (!st)
         st = samc_frames_from_memory(frames, (int)dims[0], (int)dims[1], (int)dims[2], &fr, err);
     free(frames);
-    samc_video_options opt = samc_video_default_options();
-    opt.fill_hole_area = (float)attr_or(d, "/inputs", "fill_hole_area", opt.fill_hole_area);
-    opt.non_overlap_masks = attr_or(d, "/inputs", "non_overlap_masks", 0) != 0;
-    opt.add_all_frames_to_correct_as_cond = attr_or(d, "/inputs", "add_all_frames_to_correct_as_cond", 0) != 0;
-    opt.clear_non_cond_mem_around_input = attr_or(d, "/inputs", "clear_non_cond_mem_around_input", 0) != 0;
+    /* the predictor's options are the config's (PARITY_DUMP_FORMAT.md, video task) */
     samc_video *v = NULL;
-    samc_sam2_set_trace(r->model, parity_on_trace, r);
+    samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
+    if (!r->strict || r->plant_bf16_flip > 0)
+        r->x.decide = samc__parity_resync, r->x.decide_user = r;
     if (!st)
-        st = samc_video_init(r->model, fr, &opt, &v, err);
+        st = samc_video_init(&r->x, fr, NULL, &v, err);
     for (int t = 0; !st && t < samc_video_num_frames(v); t++) { /* init_state loads every frame */
         samc_tensor x = {0};
         st = samc_video_preprocess_frame(v, t, &x, err);
@@ -127,7 +125,7 @@ samc_status parity_run_video(parity_run *r, samc_error *err)
         const double maxf = attr_or(d, "/inputs", "max_frame_num_to_track", -1);
         st = samc_video_propagate(v, (int)start, (int)maxf, attr_or(d, "/inputs", "reverse", 0) != 0, frame_cb, r, err);
     }
-    samc_sam2_set_trace(r->model, NULL, NULL);
+    samc_exec_set_trace(&r->x, NULL, NULL);
     samc_video_free(v);
     return st;
 }

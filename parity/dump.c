@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "core/fileio.h"
-#include "core/h5_guard.h"
+#include "core/base/error.h"
+#include "core/base/fileio.h"
+#include "core/io/h5_guard.h"
 
 struct samc_dump {
     hid_t file;

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/tensor.h"
+#include "core/base/tensor.h"
 
 typedef struct samc_dump samc_dump;
 

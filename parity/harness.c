@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "harness_internal.h"
 
-samc_parity_row *parity_add_row(parity_run *r, int index, const char *module, int call, const char *slot)
+samc_parity_row *samc__parity_add_row(parity_run *r, int index, const char *module, int call, const char *slot)
 {
     samc_parity_report *rep = r->rep;
     if (rep->n_rows == rep->cap_rows) {
@@ -21,11 +21,21 @@ samc_parity_row *parity_add_row(parity_run *r, int index, const char *module, in
     }
     samc_parity_row *row = &rep->rows[rep->n_rows++];
     memset(row, 0, sizeof *row);
+    row->mask_iou = NAN;
     row->index = index;
     snprintf(row->module, sizeof row->module, "%s", module);
     row->call = call;
     snprintf(row->slot, sizeof row->slot, "%s", slot);
     return row;
+}
+
+/* IoU of the masks (x > 0); 1 when both are empty. */
+static double mask_iou(const float *a, const float *b, int64_t n)
+{
+    int64_t inter = 0, uni = 0;
+    for (int64_t i = 0; i < n; i++)
+        inter += a[i] > 0 && b[i] > 0, uni += a[i] > 0 || b[i] > 0;
+    return uni ? (double)inter / (double)uni : 1.0;
 }
 
 int64_t samc_parity_bf16_flips(const float *out, const float *ref, int64_t n, int64_t *first, int64_t *other)
@@ -60,10 +70,10 @@ static void note_bf16_flips(samc_parity_row *row, const samc_tensor *t, const sa
                  other ? "; other differences too" : "");
 }
 
-void parity_compare(parity_run *r, int index, const char *module, int call, const char *slot,
+void samc__parity_compare(parity_run *r, int index, const char *module, int call, const char *slot,
                     const samc_tensor *t, const char *path)
 {
-    samc_parity_row *row = parity_add_row(r, index, module, call, slot);
+    samc_parity_row *row = samc__parity_add_row(r, index, module, call, slot);
     if (!row)
         return;
     row->ndim = t->ndim;
@@ -82,6 +92,9 @@ void parity_compare(parity_run *r, int index, const char *module, int call, cons
                  samc_shape_str(ref.ndim, ref.shape, b, sizeof b));
     } else {
         samc_parity_metrics(t->data, ref.data, samc_numel(t), &row->max_abs, &row->rel, &row->nmse);
+        if (!strncmp(path, "/outputs/", 9) && strstr(slot, "low_res") == NULL &&
+            (strstr(slot, "mask") || !strncmp(slot, "obj ", 4))) /* the user's masks: logit > 0 */
+            row->mask_iou = mask_iou(t->data, ref.data, samc_numel(t));
         row->state = row->rel <= r->rep->tol ? SAMC_PARITY_PASS : SAMC_PARITY_FAIL;
         if (row->state == SAMC_PARITY_FAIL && strstr(slot, "maskmem_features"))
             note_bf16_flips(row, t, &ref);
@@ -89,7 +102,7 @@ void parity_compare(parity_run *r, int index, const char *module, int call, cons
     samc_tensor_release(&ref);
 }
 
-int parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth)
+int samc__parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth)
 {
     for (int i = 0; i < r->n_recs; i++)
         if (r->recs[i].frame_idx == frame_idx && r->recs[i].obj_id == obj_id && !strcmp(r->recs[i].module, module) &&
@@ -98,7 +111,7 @@ int parity_find_record_video(const parity_run *r, const char *module, int frame_
     return -1;
 }
 
-int parity_find_record(const parity_run *r, const char *module, int call)
+int samc__parity_find_record(const parity_run *r, const char *module, int call)
 {
     for (int i = 0; i < r->n_recs; i++)
         if (r->recs[i].call == call && !strcmp(r->recs[i].module, module))
@@ -106,12 +119,10 @@ int parity_find_record(const parity_run *r, const char *module, int call)
     return -1;
 }
 
-bool parity_is_point(const samc_sam2_model *m, const char *module)
+bool samc__parity_is_point(const parity_run *r, const char *module)
 {
-    if (!strcmp(module, "sam_mask_decoder.conv_s0") || !strcmp(module, "sam_mask_decoder.conv_s1") ||
-        !strcmp(module, "mask_downsample") || !strcmp(module, "obj_ptr_tpos_proj"))
-        return false; /* overridable layers, but not parity points of the format */
-    return samc_sam2_is_layer_name(m, module);
+    const samc_layer *L = samc_exec_find(&r->x, module);
+    return L && (L->def->flags & SAMC_LAYER_PARITY);
 }
 
 static bool has_slot(const char *const *slots, int n, const char *s)
@@ -122,7 +133,7 @@ static bool has_slot(const char *const *slots, int n, const char *s)
     return false;
 }
 
-void parity_compare_record(parity_run *r, int rec, int nslots, const char *const *slots,
+void samc__parity_compare_record(parity_run *r, int rec, int nslots, const char *const *slots,
                            const samc_tensor *const *t)
 {
     const samc_dump_record *d = &r->recs[rec];
@@ -132,7 +143,7 @@ void parity_compare_record(parity_run *r, int rec, int nslots, const char *const
             snprintf(path, sizeof path, "/trace/%06d/%s", d->index, slots[i]);
         else
             snprintf(path, sizeof path, "/trace/%06d/out/%s", d->index, slots[i]);
-        parity_compare(r, d->index, d->module, d->call, slots[i], t[i], path);
+        samc__parity_compare(r, d->index, d->module, d->call, slots[i], t[i], path);
     }
     char **names = NULL;
     int n = 0;
@@ -140,7 +151,7 @@ void parity_compare_record(parity_run *r, int rec, int nslots, const char *const
     if (samc_dump_list(r->dump, path, &names, &n, NULL) == SAMC_OK)
         for (int i = 0; i < n; i++)
             if (!has_slot(slots, nslots, names[i])) {
-                samc_parity_row *row = parity_add_row(r, d->index, d->module, d->call, names[i]);
+                samc_parity_row *row = samc__parity_add_row(r, d->index, d->module, d->call, names[i]);
                 if (row) {
                     row->state = SAMC_PARITY_NOT_PRODUCED;
                     snprintf(row->note, sizeof row->note, "output slot in the dump that samc does not produce");
@@ -162,11 +173,11 @@ static void finish_report(parity_run *r)
     for (int i = 0; i < r->n_recs; i++) {
         if (r->seen[i])
             continue;
-        if (!parity_is_point(r->model, r->recs[i].module)) {
+        if (!samc__parity_is_point(r, r->recs[i].module)) {
             rep->n_ignored_records++;
             continue;
         }
-        samc_parity_row *row = parity_add_row(r, r->recs[i].index, r->recs[i].module, r->recs[i].call, "*");
+        samc_parity_row *row = samc__parity_add_row(r, r->recs[i].index, r->recs[i].module, r->recs[i].call, "*");
         if (row) {
             row->state = SAMC_PARITY_NOT_PRODUCED;
             snprintf(row->note, sizeof row->note, "recorded in the dump but samc produced no such call");
@@ -189,7 +200,9 @@ static void finish_report(parity_run *r)
     }
     rep->first_fail = -1;
     for (int i = 0; i < rep->n_rows; i++) {
-        if (rep->rows[i].state == SAMC_PARITY_PASS) {
+        if (rep->rows[i].state == SAMC_PARITY_FLIP) {
+            rep->n_flips++;
+        } else if (rep->rows[i].state == SAMC_PARITY_PASS) {
             rep->n_pass++;
         } else {
             rep->n_fail++;
@@ -208,6 +221,21 @@ static samc_status check_task(samc_dump *d, bool *video, samc_error *err)
                        samc_dump_path(d), task);
     *video = !st && !strcmp(task, "video");
     free(task);
+    return st;
+}
+
+/* The video task's frame size (the resize target of @postprocess). */
+static samc_status video_size(parity_run *r, samc_error *err)
+{
+    uint8_t *frames = NULL;
+    int nd = 0;
+    int64_t dims[4];
+    samc_status st = samc_dump_read_u8(r->dump, "/inputs/frames_u8", &frames, &nd, dims, err);
+    free(frames);
+    if (!st && nd != 4)
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/frames_u8 must be [T,H,W,3]", samc_dump_path(r->dump));
+    if (!st)
+        r->video_h = (int)dims[1], r->video_w = (int)dims[2];
     return st;
 }
 
@@ -235,14 +263,18 @@ static samc_status load_model(parity_run *r, const char *path, const samc_parity
     if (!st)
         st = samc_sam2_model_init(&r->model, w, &cfg, err);
     if (!st)
-        st = samc_sam2_set_impl(r->model, o->impl ? o->impl : "ref", err);
+        st = samc_sam2_exec_init(&r->x, r->model, err);
+    if (!st)
+        st = samc_exec_set_impl(&r->x, o->impl ? o->impl : samc_impl_default()->name, err);
     for (int i = 0; !st && i < o->n_overrides; i++)
-        st = samc_sam2_add_override(r->model, o->overrides[i], err);
-    /* Predictor options recorded by tools/dump_sam2.py (absent: the defaults, 0). */
+        st = samc_exec_add_override(&r->x, o->overrides[i], err);
+    /* Image predictor options recorded by tools/dump_sam2.py (absent: the defaults, 0). */
     if (!st && samc_dump_has_attr(r->dump, "/inputs", "max_hole_area"))
-        st = samc_dump_attr_num(r->dump, "/inputs", "max_hole_area", &r->model->max_hole_area, NULL, err);
+        st = samc_dump_attr_num(r->dump, "/inputs", "max_hole_area", &r->image_opts.max_hole_area, NULL, err);
     if (!st && samc_dump_has_attr(r->dump, "/inputs", "max_sprinkle_area"))
-        st = samc_dump_attr_num(r->dump, "/inputs", "max_sprinkle_area", &r->model->max_sprinkle_area, NULL, err);
+        st = samc_dump_attr_num(r->dump, "/inputs", "max_sprinkle_area", &r->image_opts.max_sprinkle_area, NULL, err);
+    if (!st && r->video)
+        st = video_size(r, err);
     return st;
 }
 
@@ -251,10 +283,16 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
 {
     memset(rep, 0, sizeof *rep);
     rep->dump_path = path;
-    rep->impl = o->impl ? o->impl : "ref";
+    const samc_impl *impl = samc_impl_find(o->impl ? o->impl : samc_impl_default()->name);
+    if (!impl) {
+        char names[160];
+        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", o->impl,
+                         samc_impl_names(names, sizeof names));
+    }
+    rep->impl = impl->name;
     rep->isolated = o->isolated;
-    rep->tol = o->tol > 0 ? o->tol : (!strcmp(rep->impl, "fast") ? 1e-4 : 1e-5);
-    parity_run r = {.rep = rep};
+    rep->tol = o->tol > 0 ? o->tol : impl->tol;
+    parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip};
     samc_status st = samc_dump_open(path, &r.dump, err);
     if (!st) /* before loading any weights */
         st = check_task(r.dump, &r.video, err);
@@ -265,7 +303,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     if (!st && !(r.seen = calloc((size_t)(r.n_recs ? r.n_recs : 1), sizeof *r.seen)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     if (!st)
-        st = o->isolated ? parity_run_isolated(&r, err) : parity_run_chained(&r, err);
+        st = o->isolated ? samc__parity_run_isolated(&r, err) : samc__parity_run_chained(&r, err);
     if (!st && r.st)
         st = samc_fail(err, r.st, "parity run failed internally (%s)", samc_status_name(r.st));
     if (!st)
@@ -273,6 +311,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     free(r.seen);
     free(r.recs);
     free(r.calls);
+    samc_exec_free(&r.x);
     samc_sam2_model_free(r.model);
     samc_dump_close(r.dump);
     return st;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/tensor.h"
+#include "core/base/tensor.h"
 
 typedef enum samc_parity_state {
     SAMC_PARITY_PASS = 0,
@@ -19,7 +19,8 @@ typedef enum samc_parity_state {
     SAMC_PARITY_SHAPE,         /* shape mismatch */
     SAMC_PARITY_NOT_PRODUCED,  /* in the dump, samc did not produce it */
     SAMC_PARITY_NOT_IN_DUMP,   /* samc produced it, the dump lacks it */
-    SAMC_PARITY_ERROR          /* the layer failed to run */
+    SAMC_PARITY_ERROR,         /* the layer failed to run */
+    SAMC_PARITY_FLIP           /* a decision within tolerance of its threshold, re-synchronised (neither pass nor fail) */
 } samc_parity_state;
 
 typedef struct samc_parity_row {
@@ -30,6 +31,7 @@ typedef struct samc_parity_row {
     int ndim;
     int64_t shape[SAMC_MAX_DIMS];
     double max_abs, rel, nmse;
+    double mask_iou;           /* final mask outputs: IoU of (out > 0) and (ref > 0); NAN elsewhere */
     samc_parity_state state;
     char note[256];
 } samc_parity_row;
@@ -41,17 +43,25 @@ typedef struct samc_parity_report {
     double tol;
     samc_parity_row *rows;
     int n_rows, cap_rows;
-    int n_pass, n_fail;
+    int n_pass, n_fail, n_flips;   /* rows */
+    int64_t n_flip_values;         /* values whose decision was re-synchronised */
     int n_ignored_records;     /* dump records of modules that are not parity points */
     int first_fail;            /* row index, -1 when all pass */
 } samc_parity_report;
 
 typedef struct samc_parity_opts {
-    const char *impl;          /* "ref" (default) or "fast" */
+    const char *impl;          /* an implementation's name; NULL: the default */
     const char *const *overrides; /* "LAYER=IMPL" */
     int n_overrides;
     bool isolated;
-    double tol;                /* <= 0: 1e-5 for ref, 1e-4 for fast */
+    double tol;                /* <= 0: the implementation's (registry) */
+    /* Chained runs re-synchronise at decision points within tolerance of
+     * their threshold (FLIP rows) unless strict. */
+    bool strict;
+    /* Testing the re-synchronisation: > 0 moves the first stored memory
+     * value that the dump reads back to this relative margin on the other
+     * side of its bf16 rounding midpoint (a planted flip). */
+    double plant_bf16_flip;
 } samc_parity_opts;
 
 /* Returns SAMC_OK when the run completed (pass or fail: see the report),
@@ -60,7 +70,7 @@ samc_status samc_parity_run(const char *dump_path, const samc_parity_opts *o, sa
                             samc_error *err);
 void samc_parity_report_free(samc_parity_report *rep);
 
-/* Human-readable table plus the closing "N passed, M failed" line. */
+/* Human-readable table plus the closing "N passed, M failed, K flips" line. */
 void samc_parity_print(const samc_parity_report *rep, FILE *f);
 samc_status samc_parity_write_json(const samc_parity_report *rep, const char *path, samc_error *err);
 

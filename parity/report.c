@@ -1,11 +1,12 @@
 /* report.c - the parity table, the bisection verdict and the JSON report. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "parity.h"
 
 static const char *state_name(samc_parity_state s)
@@ -17,6 +18,7 @@ static const char *state_name(samc_parity_state s)
     case SAMC_PARITY_NOT_PRODUCED: return "NOT-PRODUCED";
     case SAMC_PARITY_NOT_IN_DUMP: return "NOT-IN-DUMP";
     case SAMC_PARITY_ERROR: return "ERROR";
+    case SAMC_PARITY_FLIP: return "FLIP";
     }
     return "?";
 }
@@ -35,10 +37,12 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
             rep->isolated ? "isolated" : "chained", rep->tol);
     fprintf(f, "%-6s %-46s %-22s %-20s %10s %10s %10s  %s\n", "order", "module#call", "slot", "shape", "max_abs",
             "rel", "nmse", "result");
-    double worst = 0;
+    double worst = 0, worst_iou = 2;
     for (int i = 0; i < rep->n_rows; i++) {
         const samc_parity_row *r = &rep->rows[i];
         char lab[200], shape[96], order[16];
+        if (!isnan(r->mask_iou) && r->mask_iou < worst_iou)
+            worst_iou = r->mask_iou;
         row_label(r, lab, sizeof lab);
         samc_shape_str(r->ndim, r->shape, shape, sizeof shape);
         if (r->index >= INT_MAX - 1)
@@ -46,9 +50,12 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
         else
             snprintf(order, sizeof order, "%d", r->index);
         if (r->state == SAMC_PARITY_PASS || r->state == SAMC_PARITY_FAIL) {
-            fprintf(f, "%-6s %-46s %-22s %-20s %10.3e %10.3e %10.3e  %s\n", order, lab, r->slot, shape, r->max_abs,
-                    r->rel, r->nmse, state_name(r->state));
+            fprintf(f, "%-6s %-46s %-22s %-20s %10.3e %10.3e %10.3e  %s%s%s\n", order, lab, r->slot, shape, r->max_abs,
+                    r->rel, r->nmse, state_name(r->state), r->note[0] ? ": " : "", r->note);
             worst = r->rel > worst ? r->rel : worst;
+        } else if (r->state == SAMC_PARITY_FLIP) {
+            fprintf(f, "%-6s %-46s %-22s %-20s %10s margin %.3e %10s  FLIP: %s\n", order, lab, "decision", "", "", r->rel,
+                    "", r->note);
         } else {
             fprintf(f, "%-6s %-46s %-22s %-20s %32s  %s: %s\n", order, lab, r->slot, shape, "", state_name(r->state),
                     r->note);
@@ -57,6 +64,8 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
     if (rep->n_ignored_records)
         fprintf(f, "(%d dump records of modules that are not parity points were ignored)\n", rep->n_ignored_records);
     fprintf(f, "worst rel: %.3e\n", worst);
+    if (worst_iou <= 1)
+        fprintf(f, "lowest mask IoU of the final masks (logit > 0): %.6f\n", worst_iou);
     if (rep->first_fail >= 0) {
         const samc_parity_row *r = &rep->rows[rep->first_fail];
         char lab[200];
@@ -66,7 +75,10 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
         if (!rep->isolated)
             fprintf(f, "  (chained errors accumulate: rerun with --isolated to see which layer is at fault)\n");
     }
-    fprintf(f, "%d passed, %d failed\n", rep->n_pass, rep->n_fail);
+    if (rep->n_flips)
+        fprintf(f, "(%lld value(s) re-synchronised at decision points within tolerance: the FLIP rows; --strict "
+                   "turns this off)\n", (long long)rep->n_flip_values);
+    fprintf(f, "%d passed, %d failed, %d flips\n", rep->n_pass, rep->n_fail, rep->n_flips);
 }
 
 samc_status samc_parity_write_json(const samc_parity_report *rep, const char *path, samc_error *err)
@@ -78,6 +90,8 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
     cJSON_AddNumberToObject(root, "tol", rep->tol);
     cJSON_AddNumberToObject(root, "passed", rep->n_pass);
     cJSON_AddNumberToObject(root, "failed", rep->n_fail);
+    cJSON_AddNumberToObject(root, "flips", rep->n_flips);
+    cJSON_AddNumberToObject(root, "flip_values", (double)rep->n_flip_values);
     cJSON *rows = cJSON_AddArrayToObject(root, "points");
     double worst = 0;
     for (int i = 0; i < rep->n_rows; i++) {
@@ -94,6 +108,8 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
             cJSON_AddNumberToObject(o, "max_abs", r->max_abs);
             cJSON_AddNumberToObject(o, "rel", r->rel);
             cJSON_AddNumberToObject(o, "nmse", r->nmse);
+            if (!isnan(r->mask_iou))
+                cJSON_AddNumberToObject(o, "mask_iou", r->mask_iou);
             worst = r->rel > worst ? r->rel : worst;
         }
         cJSON_AddStringToObject(o, "result", state_name(r->state));

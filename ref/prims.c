@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 void samc_ref_linear(const float *x, int64_t rows, const samc_linear *l, float *y)
 {
@@ -21,7 +21,7 @@ void samc_ref_linear(const float *x, int64_t rows, const samc_linear *l, float *
     }
 }
 
-void samc_ref_layer_norm(const float *x, int64_t rows, const samc_norm *n, float *y)
+void samc_ref_layer_norm_rows(const float *x, int64_t rows, const samc_norm *n, float *y)
 {
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * n->dim;
@@ -121,12 +121,8 @@ samc_status samc_ref_attention_head(const float *q, int64_t ldq, const float *k,
     return SAMC_OK;
 }
 
-int samc_conv2d_out_dim(int in, int k, int stride, int pad)
-{
-    return (in + 2 * pad - k) / stride + 1;
-}
 
-void samc_ref_conv2d(const float *x, int B, int H, int W, const samc_conv2d *c, float *y)
+void samc_ref_conv2d_nchw(const float *x, int B, int H, int W, const samc_conv2d *c, float *y)
 {
     const int Ho = samc_conv2d_out_dim(H, c->kh, c->stride, c->pad);
     const int Wo = samc_conv2d_out_dim(W, c->kw, c->stride, c->pad);
@@ -178,7 +174,7 @@ void samc_ref_conv_t2d(const float *x, int B, int H, int W, const samc_conv_t2d 
         }
 }
 
-samc_status samc_ref_mlp(const float *x, int64_t rows, const samc_mlp *m, float *y)
+samc_status samc_ref_mlp_rows(const float *x, int64_t rows, const samc_mlp *m, float *y)
 {
     int widest = 0;
     for (int l = 0; l < m->num_layers; l++)

@@ -9,14 +9,14 @@
 
 #include <stdint.h>
 
-#include "core/layers.h"
+#include "core/nn/records.h"
 
 /* y[r,:] = x[r,:] W^T + b for r < rows. x is (rows, l->in), y (rows, l->out).
  * y must not alias x. */
 void samc_ref_linear(const float *x, int64_t rows, const samc_linear *l, float *y);
 
 /* LayerNorm over the last dimension (n->dim), biased variance. May be in place. */
-void samc_ref_layer_norm(const float *x, int64_t rows, const samc_norm *n, float *y);
+void samc_ref_layer_norm_rows(const float *x, int64_t rows, const samc_norm *n, float *y);
 
 /* LayerNorm2d: x (B,C,H,W), normalised over C at every pixel. May be in place. */
 void samc_ref_layer_norm2d(const float *x, int B, int H, int W, const samc_norm *n, float *y);
@@ -32,16 +32,14 @@ samc_status samc_ref_attention_head(const float *q, int64_t ldq, const float *k,
                                     const float *v, int64_t ldv, int Lq, int Lk, int d, int dv,
                                     float scale, float *out, int64_t ldo);
 
-/* Output spatial size of a conv. */
-int samc_conv2d_out_dim(int in, int k, int stride, int pad);
 
 /* Conv2d on NCHW x (B, cin, H, W) -> y (B, cout, Ho, Wo), zero padding. */
-void samc_ref_conv2d(const float *x, int B, int H, int W, const samc_conv2d *c, float *y);
+void samc_ref_conv2d_nchw(const float *x, int B, int H, int W, const samc_conv2d *c, float *y);
 
 /* ConvTranspose2d, kernel == stride: (B,cin,H,W) -> (B,cout,k*H,k*W). */
 void samc_ref_conv_t2d(const float *x, int B, int H, int W, const samc_conv_t2d *c, float *y);
 
 /* sam2_utils.MLP on rows: Linear, ReLU, ..., Linear [, sigmoid]. */
-samc_status samc_ref_mlp(const float *x, int64_t rows, const samc_mlp *m, float *y);
+samc_status samc_ref_mlp_rows(const float *x, int64_t rows, const samc_mlp *m, float *y);
 
 #endif

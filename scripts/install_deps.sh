@@ -9,7 +9,8 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config \
-  libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev >/dev/null
+  libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev \
+  libutf8proc-dev zlib1g-dev >/dev/null
 if [ "${1:-}" = "--fuzz" ]; then
   $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-dev libomp-dev unzip >/dev/null
 fi

@@ -35,7 +35,7 @@
 #include <hdf5.h>
 #include <zip.h>
 
-#include "core/image_io.h"
+#include "core/io/image_io.h"
 #include "parity/parity.h"
 #include "samc.h"
 #include "util/testutil.h"

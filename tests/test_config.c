@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sam2_keys.h"
+#include "core/models/sam2/sam2_model.h"
 
 /* Key counts of the official state_dicts (SAM2_REFERENCE_NOTES.md §1.5,
  * from instantiated official models). */

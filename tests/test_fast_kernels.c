@@ -32,7 +32,7 @@ static void check_gemm(int M, int N, int K, int transa, int transb, int acc)
     for (int i = 0; i < M * ldc; i++)
         C[i] = C0[i] = frand(&s);
     const int64_t rsa = transa ? 1 : lda, csa = transa ? lda : 1;
-    fast_sgemm(M, N, K, A, rsa, csa, B, ldb, transb, C, ldc, acc);
+    samc__fast_sgemm(M, N, K, A, rsa, csa, B, ldb, transb, C, ldc, acc);
     double worst = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
@@ -67,23 +67,23 @@ static void test_linear_packed_and_threads(void **st)
     unsigned s = 7;
     const int rows = 301, in = 96, out = 288;
     float *x = malloc(sizeof(float) * rows * in), *w = malloc(sizeof(float) * out * in), *b = malloc(sizeof(float) * out);
-    float *y = malloc(sizeof(float) * rows * out), *Wp = malloc(sizeof(float) * fast_pack_size(out, in));
+    float *y = malloc(sizeof(float) * rows * out), *Wp = malloc(sizeof(float) * samc__fast_pack_size(out, in));
     for (int i = 0; i < rows * in; i++)
         x[i] = frand(&s);
     for (int i = 0; i < out * in; i++)
         w[i] = frand(&s);
     for (int i = 0; i < out; i++)
         b[i] = frand(&s);
-    const samc_linear l = {w, b, in, out};
+    const samc_linear l = {.w = w, .b = b, .in = in, .out = out};
     samc_ctx ctx = {.num_threads = 2};
     for (int mode = 0; mode < 3; mode++) {
         if (mode == 0)
-            fast_linear(fast_threads(&ctx), x, in, rows, &l, y, out, 0);
+            samc__fast_linear(samc__fast_threads(&ctx), x, in, rows, &l, y, out, 0);
         else if (mode == 1) {
-            fast_pack_linear(&l, Wp);
-            fast_linear_1t(x, in, rows, &l, Wp, y, out, 0);
+            samc__fast_pack_linear(&l, Wp);
+            samc__fast_linear_1t(x, in, rows, &l, Wp, y, out, 0);
         } else
-            fast_linear_1t(x, in, 2, &l, NULL, y, out, 0); /* GEMV path */
+            samc__fast_linear_1t(x, in, 2, &l, NULL, y, out, 0); /* GEMV path */
         const int nr = mode == 2 ? 2 : rows;
         for (int r = 0; r < nr; r++)
             for (int o = 0; o < out; o++) {
@@ -107,7 +107,7 @@ static void test_row_kernels(void **st)
     /* softmax(scale * x) */
     for (int i = 0; i < N; i++)
         y[i] = x[i];
-    fast_softmax_scaled(y, N, 0.37f);
+    samc__fast_softmax_scaled(y, N, 0.37f);
     double mx = -INFINITY, sum = 0;
     for (int i = 0; i < N; i++)
         mx = fmax(mx, 0.37 * x[i]);
@@ -118,14 +118,14 @@ static void test_row_kernels(void **st)
     /* GELU (erf) */
     for (int i = 0; i < N; i++)
         g[i] = x[i] * 0.75f;
-    fast_gelu(g, N);
+    samc__fast_gelu(g, N);
     for (int i = 0; i < N; i++) {
         const double v = x[i] * 0.75f, ref = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
         assert_true(fabs(g[i] - ref) <= 2e-6 * (1.0 + fabs(ref)));
     }
     /* LayerNorm over a row */
     const samc_norm n = {wn, bn, N, 1e-6f};
-    fast_layer_norm_rows(x, N, 1, &n, y, N);
+    samc__fast_layer_norm_rows(x, N, 1, &n, y, N);
     double mean = 0, var = 0;
     for (int i = 0; i < N; i++)
         mean += x[i];
@@ -148,7 +148,7 @@ static void test_transpose(void **st)
         float *a = malloc(sizeof(float) * R * lds), *b = calloc((size_t)C * ldd, sizeof(float));
         for (int i = 0; i < R * lds; i++)
             a[i] = (float)i;
-        fast_transpose(a, lds, R, C, b, ldd);
+        samc__fast_transpose(a, lds, R, C, b, ldd);
         for (int r = 0; r < R; r++)
             for (int c = 0; c < C; c++)
                 assert_true(b[c * ldd + r] == a[r * lds + c]);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sam2_keys.h"
-#include "core/sam2_model.h"
+#include "core/models/sam2/sam2_model.h"
+#include "core/models/sam2/sam2_model.h"
 #include "util/testutil.h"
 
 /* Copy `src` into a new store, skipping `drop`, reshaping `reshape` to a

@@ -119,8 +119,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "ref/ref_layers.h"
+#include "core/base/error.h"
+#include "ref/sam2/ref_sam2.h"
+#include "util/testutil.h"
 
 typedef struct ref_check {
     int64_t numel;
@@ -296,10 +297,10 @@ static void test_dense_pe(void **state)
     wgen g = {0};
     samc_prompt_encoder pe = mk_prompt_encoder(&g);
     samc_tensor out = tensor_zeros(4, (int64_t[]){1, 16, 4, 5});
-    assert_int_equal(samc_ref_dense_pe(NULL, &pe, &out), SAMC_OK);
+    assert_int_equal(samc_ref_dense_pe(tu_ctx(), &pe, &out), SAMC_OK);
     check_ref(&k_dense_pe, &out, "dense_pe");
     samc_tensor bad = tensor_zeros(4, (int64_t[]){1, 16, 5, 4});
-    assert_int_equal(samc_ref_dense_pe(NULL, &pe, &bad), SAMC_ERR_SHAPE);
+    assert_int_equal(samc_ref_dense_pe(tu_ctx(), &pe, &bad), SAMC_ERR_SHAPE);
     samc_tensor_release(&out), samc_tensor_release(&bad), wgen_free(&g);
 }
 
@@ -312,7 +313,7 @@ static void test_prompt_points(void **state)
     const float *pts = gen(&g, 2 * 3 * 2, 11, 40.0f, 40.0f);
     const int32_t labels[6] = {1, 0, -1, 2, 3, 5};
     samc_tensor sparse = tensor_zeros(3, (int64_t[]){2, 4, 16}), dense = tensor_zeros(4, (int64_t[]){2, 16, 4, 5});
-    assert_int_equal(samc_ref_prompt_encoder(NULL, &pe, pts, labels, 2, 3, NULL, NULL, &sparse, &dense), SAMC_OK);
+    assert_int_equal(samc_ref_prompt_encoder(tu_ctx(), &pe, pts, labels, 2, 3, NULL, NULL, &sparse, &dense), SAMC_OK);
     check_ref(&k_pe_sparse1, &sparse, "sparse1");
     check_ref(&k_pe_dense1, &dense, "dense1");
     samc_tensor_release(&sparse), samc_tensor_release(&dense), wgen_free(&g);
@@ -328,16 +329,16 @@ static void test_prompt_box_mask(void **state)
     const int32_t labels[2] = {1, 0};
     samc_tensor mask = tensor_gen(&g, 4, (int64_t[]){2, 1, 16, 20}, 14, 3.0f, 0.0f);
     samc_tensor sparse = tensor_zeros(3, (int64_t[]){2, 3, 16}), dense = tensor_zeros(4, (int64_t[]){2, 16, 4, 5});
-    assert_int_equal(samc_ref_prompt_encoder(NULL, &pe, pts, labels, 2, 1, box, &mask, &sparse, &dense), SAMC_OK);
+    assert_int_equal(samc_ref_prompt_encoder(tu_ctx(), &pe, pts, labels, 2, 1, box, &mask, &sparse, &dense), SAMC_OK);
     check_ref(&k_pe_sparse2, &sparse, "sparse2");
     check_ref(&k_pe_dense2, &dense, "dense2");
     /* points=None, boxes=None, the first mask only: no sparse tokens. */
     samc_tensor mask1 = samc_tensor_view(mask.data, 4, (int64_t[]){1, 1, 16, 20});
     samc_tensor sp0 = tensor_zeros(3, (int64_t[]){1, 0, 16}), d1 = tensor_zeros(4, (int64_t[]){1, 16, 4, 5});
-    assert_int_equal(samc_ref_prompt_encoder(NULL, &pe, NULL, NULL, 1, 0, NULL, &mask1, &sp0, &d1), SAMC_OK);
+    assert_int_equal(samc_ref_prompt_encoder(tu_ctx(), &pe, NULL, NULL, 1, 0, NULL, &mask1, &sp0, &d1), SAMC_OK);
     check_ref(&k_pe_dense3, &d1, "dense3");
     /* a sparse tensor without the padding token is refused */
-    assert_int_equal(samc_ref_prompt_encoder(NULL, &pe, pts, labels, 2, 1, NULL, NULL, &sparse, &dense), SAMC_ERR_SHAPE);
+    assert_int_equal(samc_ref_prompt_encoder(tu_ctx(), &pe, pts, labels, 2, 1, NULL, NULL, &sparse, &dense), SAMC_ERR_SHAPE);
     samc_tensor_release(&sparse), samc_tensor_release(&dense), samc_tensor_release(&sp0);
     samc_tensor_release(&d1), wgen_free(&g);
 }
@@ -377,15 +378,15 @@ static void test_twoway(void **state)
     samc_tensor toks = tensor_gen(&g, 3, qs, 23, 1.0f, 0.0f);
     samc_tensor q0 = tensor_zeros(3, qs), k0 = tensor_zeros(3, ks), q1 = tensor_zeros(3, qs);
     samc_tensor k1 = tensor_zeros(3, ks), fin = tensor_zeros(3, qs);
-    assert_int_equal(samc_ref_twoway_block(NULL, &tr.layers[0], &toks, &keys, &toks, &kpe, &q0, &k0), SAMC_OK);
+    assert_int_equal(samc_ref_twoway_block(tu_ctx(), &tr.layers[0], &toks, &keys, &toks, &kpe, &q0, &k0), SAMC_OK);
     check_ref(&k_tw_q0, &q0, "layer0 q");
     check_ref(&k_tw_k0, &k0, "layer0 k");
-    assert_int_equal(samc_ref_twoway_block(NULL, &tr.layers[1], &q0, &k0, &toks, &kpe, &q1, &k1), SAMC_OK);
+    assert_int_equal(samc_ref_twoway_block(tu_ctx(), &tr.layers[1], &q0, &k0, &toks, &kpe, &q1, &k1), SAMC_OK);
     check_ref(&k_tw_q1, &q1, "layer1 q");
     check_ref(&k_tw_k1, &k1, "layer1 k");
-    assert_int_equal(samc_ref_twoway_final(NULL, &tr, &q1, &k1, &toks, &kpe, &fin), SAMC_OK);
+    assert_int_equal(samc_ref_twoway_final(tu_ctx(), &tr, &q1, &k1, &toks, &kpe, &fin), SAMC_OK);
     check_ref(&k_tw_final, &fin, "final q");
-    assert_int_equal(samc_ref_twoway_final(NULL, &tr, &q1, &k1, &toks, &kpe, &k0), SAMC_ERR_SHAPE);
+    assert_int_equal(samc_ref_twoway_final(tu_ctx(), &tr, &q1, &k1, &toks, &kpe, &k0), SAMC_ERR_SHAPE);
     samc_tensor_release(&q0), samc_tensor_release(&k0), samc_tensor_release(&q1);
     samc_tensor_release(&k1), samc_tensor_release(&fin), wgen_free(&g);
 }
@@ -425,7 +426,7 @@ static void run_decoder(const samc_mask_decoder *d, const samc_tensor *f0, const
     samc_tensor keys = tensor_gen(&g, 3, (int64_t[]){2, 20, 16}, 32, 1.0f, 0.0f);
     samc_tensor masks = tensor_zeros(4, (int64_t[]){2, 4, 16, 20}), iou = tensor_zeros(2, (int64_t[]){2, 4});
     samc_tensor obj = tensor_zeros(2, (int64_t[]){2, 1});
-    assert_int_equal(samc_ref_mask_decoder_heads(NULL, d, &hs, &keys, 4, 5, f0, f1, &masks, &iou, &obj), SAMC_OK);
+    assert_int_equal(samc_ref_mask_decoder_heads(tu_ctx(), d, &hs, &keys, 4, 5, f0, f1, &masks, &iou, &obj), SAMC_OK);
     printf(" decoder %s\n", tag);
     check_ref(rm, &masks, "masks");
     check_ref(ri, &iou, "iou");
@@ -454,7 +455,7 @@ static void test_mask_decoder_heads(void **state)
     samc_tensor hs = tensor_zeros(3, (int64_t[]){2, 9, 16}), keys = tensor_zeros(3, (int64_t[]){2, 20, 16});
     samc_tensor masks = tensor_zeros(4, (int64_t[]){2, 4, 16, 20}), iou = tensor_zeros(2, (int64_t[]){2, 4});
     samc_tensor obj = tensor_zeros(2, (int64_t[]){2, 1});
-    assert_int_equal(samc_ref_mask_decoder_heads(NULL, &a, &hs, &keys, 4, 5, NULL, NULL, &masks, &iou, &obj),
+    assert_int_equal(samc_ref_mask_decoder_heads(tu_ctx(), &a, &hs, &keys, 4, 5, NULL, NULL, &masks, &iou, &obj),
                      SAMC_ERR_SHAPE);
     samc_tensor_release(&hs), samc_tensor_release(&keys), samc_tensor_release(&masks);
     samc_tensor_release(&iou), samc_tensor_release(&obj), wgen_free(&g);

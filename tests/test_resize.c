@@ -50,9 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/connected_components.h"
-#include "core/mask_select.h"
-#include "core/resize_bilinear.h"
+#include "core/nn/connected_components.h"
+#include "core/models/sam2/mask_select.h"
+#include "core/nn/resize_bilinear.h"
 
 /* clang-format off */
 static const float k_small0[70] = {0x1.81b46p-2f, 0x1.4a360ep-2f, 0x1.edf126p-3f, 0x1.52b8dap-3f, 0x1.d67cp-4f, 0x1.f663f6p-2f, 0x1.7161ap-2f, 0x1.53bc42p-3f, 0x1.8abf5p-3f, 0x1.af6c04p-3f, 0x1.588b4p-1f, 0x1.b00dcp-2f, 0x1.740508p-5f, 0x1.e4634p-3f, 0x1.74a79cp-2f, 0x1.725fb8p-2f, 0x1.2defc4p-2f, 0x1.8e8faap-3f, 0x1.7cb6a6p-2f, 0x1.f5ab2cp-2f, 0x1.62c93ep-4f, 0x1.abfbdcp-3f, 0x1.91ef5ap-2f, 0x1.fdac42p-2f, 0x1.22bfc2p-1f, 0x1.1dd7aep-1f, 0x1.33057ep-1f, 0x1.52ca34p-1f, 0x1.de030cp-2f, 0x1.58f77cp-2f, 0x1.b4c6bcp-1f, 0x1.b0098ep-1f, 0x1.a8edc4p-1f, 0x1.ca394cp-2f, 0x1.8a44f8p-3f, 0x1.361fc4p-1f, 0x1.e802cep-2f, 0x1.21a7bap-2f, 0x1.315fecp-1f, 0x1.9c67f4p-1f, 0x1.164a66p-1f, 0x1.a8785p-2f, 0x1.c49b36p-3f, 0x1.327796p-1f, 0x1.b3581ap-1f, 0x1.c6b6d6p-2f, 0x1.42cdf2p-2f, 0x1.f3c27ap-4f, 0x1.34371p-1f, 0x1.d80b8cp-1f, 0x1.f9c642p-2f, 0x1.f08e78p-2f, 0x1.e2bac6p-2f, 0x1.4259a6p-1f, 0x1.785724p-1f, 0x1.0ffbe2p-1f, 0x1.475cap-1f, 0x1.9a6dbap-1f, 0x1.495d0ap-1f, 0x1.1351e8p-1f, 0x1.532a8ap-2f, 0x1.ac612p-2f, 0x1.19198p-1f, 0x1.1222f6p-1f, 0x1.0d7e98p-1f, 0x1.a65498p-3f, 0x1.1eea14p-2f, 0x1.9089cp-2f, 0x1.df3d56p-2f, 0x1.09da86p-1f};

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/resize_pil.h"
+#include "core/nn/resize_pil.h"
 #include "util/testutil.h"
 
 static void test_pil_bicubic(void **s)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/video_frames.h"
+#include "core/io/video_frames.h"
 #include "parity/dump.h"
 #include "parity/parity.h"
 #include "samc.h"

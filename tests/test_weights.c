@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "core/weights.h"
+#include "core/base/error.h"
+#include "core/io/weights.h"
 #include "util/testutil.h"
 
 /* Checkpoint sets: paths relative to the source dir, without extension;

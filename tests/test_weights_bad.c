@@ -29,8 +29,8 @@
 #include <hdf5.h>
 #include <zip.h>
 
-#include "core/error.h"
-#include "core/weights.h"
+#include "core/base/error.h"
+#include "core/io/weights.h"
 #include "util/testutil.h"
 
 static char *g_tmp;     /* per-run temp dir */

@@ -23,6 +23,7 @@ under the same one (both print it).
 """
 
 import argparse
+import contextlib
 import ctypes
 import os
 import resource
@@ -50,6 +51,9 @@ def parse_args():
     p.add_argument("--size", type=int, default=1024, help="model.image_size")
     p.add_argument("--image", default="1200x900", help="WxH of the synthetic input image")
     p.add_argument("--no-tune", action="store_true", help="keep the environment as it is")
+    p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32",
+                   help="bf16: set_image and predict under torch.autocast('cpu', dtype=torch.bfloat16), "
+                   "PyTorch's own mixed precision (AMX / AVX512_BF16 kernels where the CPU has them)")
     return p.parse_args()
 
 
@@ -124,10 +128,12 @@ def main():
     print("environment: " + " ".join("%s=%s" % (k, os.environ.get(k, "")) for k in
                                      ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY",
                                       "MALLOC_MMAP_THRESHOLD_"]))
-    print("model %s (seed %d weights), image %dx%d -> %d, prompt: 1 point, multimask" %
-          (args.config, args.seed, w, h, args.size))
+    print("model %s (seed %d weights), image %dx%d -> %d, prompt: 1 point, multimask, %s" %
+          (args.config, args.seed, w, h, args.size, args.dtype))
     te, tp, tt, ce = [], [], [], []
-    with torch.inference_mode():
+    autocast = (torch.autocast("cpu", dtype=torch.bfloat16) if args.dtype == "bf16"
+                else contextlib.nullcontext())
+    with torch.inference_mode(), autocast:
         for r in range(args.warmup + args.runs):
             t0, c0 = time.perf_counter(), time.process_time()
             pred.set_image(img)
@@ -155,9 +161,9 @@ def main():
     row("end to end", tt)
     print("  encoder CPU time (all threads) median %.2f ms" % (1e3 * statistics.median(ce)))
     print("  peak RSS %.0f MiB (weights %.0f MiB, beyond the weights %.0f MiB)" % (peak, weights, peak - weights))
-    print("RESULT impl=pytorch config=%s threads=%d enc_ms=%.2f enc_min=%.2f enc_max=%.2f prompt_ms=%.2f "
+    print("RESULT impl=pytorch%s config=%s threads=%d enc_ms=%.2f enc_min=%.2f enc_max=%.2f prompt_ms=%.2f "
           "prompt_min=%.2f prompt_max=%.2f e2e_ms=%.2f rss_mib=%.0f weights_mib=%.0f core=%s enc_cpu_ms=%.2f" %
-          (args.config, args.threads, 1e3 * statistics.median(te), 1e3 * min(te), 1e3 * max(te),
+          ("" if args.dtype == "fp32" else "_bf16", args.config, args.threads, 1e3 * statistics.median(te), 1e3 * min(te), 1e3 * max(te),
            1e3 * statistics.median(tp), 1e3 * min(tp), 1e3 * max(tp), 1e3 * statistics.median(tt), peak, weights,
            core, 1e3 * statistics.median(ce)))
 

@@ -10,6 +10,7 @@ mean over frames whose memory bank is full (frame >= 7).
       tools/bench_pytorch_video.py --config sam2.1_hiera_t --seed 0 --threads 2 --frames 12 --size 1024
 """
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -41,12 +42,16 @@ def main(argv=None):
     sam2_build.add_model_args(p)
     p.add_argument("--frames", type=int, default=12)
     p.add_argument("--size", type=int, default=1024)
+    p.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32",
+                   help="bf16: under torch.autocast('cpu', dtype=torch.bfloat16)")
     args = p.parse_args(argv)
     built = sam2_build.build_from_args(args, video=True)
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
           f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '')}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}")
-    with tempfile.TemporaryDirectory() as folder, torch.inference_mode():
+    autocast = (torch.autocast("cpu", dtype=torch.bfloat16) if args.dtype == "bf16"
+                else contextlib.nullcontext())
+    with tempfile.TemporaryDirectory() as folder, torch.inference_mode(), autocast:
         cx, cy = write_clip(folder, args.frames, args.size)
         pred = built.model
         state = pred.init_state(video_path=folder)
@@ -63,6 +68,8 @@ def main(argv=None):
                 steady.append(ms)
         if steady:
             print(f"mean over frames >= 7 (full memory bank): {np.mean(steady):.0f} ms per tracked frame")
+            print(f"RESULT video impl=pytorch{'' if args.dtype == 'fp32' else '_bf16'} config={args.config} "
+                  f"threads={args.threads} size={args.size} per_frame_ms={np.mean(steady):.1f}")
 
 
 if __name__ == "__main__":

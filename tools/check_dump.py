@@ -11,7 +11,8 @@ and for internal consistency:
     sam_mask_decoder out/0 clamped == low_res_masks, out/1 == iou_predictions;
     @postprocess in/0 == decoder out/0, in/1.* == (H, W), out/0[0] == masks.
 Video-task dumps (tools/dump_sam2_video.py) are recognised by /inputs@task
-and checked by check_video_file (see there).
+and checked by check_video_file (see there); SAM 3 dumps (task sam3_image,
+tools/dump_sam3.py) by tools/check_sam3.py.
 Usage: /usr/bin/python3 tools/check_dump.py FILE.h5 [...]
 """
 
@@ -299,6 +300,24 @@ def processing_order(num_frames, start, max_frames, reverse):
     return list(range(start, end + 1))
 
 
+# Scalar constructor options of SAM2VideoPredictor (its own, then SAM2Base's)
+# at the pinned commit: every one must be a key of config_json's model section.
+VIDEO_PREDICTOR_OPTIONS = (
+    "fill_hole_area", "non_overlap_masks", "clear_non_cond_mem_around_input",
+    "add_all_frames_to_correct_as_cond",
+    "num_maskmem", "image_size", "backbone_stride", "sigmoid_scale_for_mem_enc",
+    "sigmoid_bias_for_mem_enc", "binarize_mask_from_pts_for_mem_enc",
+    "use_mask_input_as_output_without_sam", "max_cond_frames_in_attn",
+    "directly_add_no_mem_embed", "use_high_res_features_in_sam", "multimask_output_in_sam",
+    "multimask_min_pt_num", "multimask_max_pt_num", "multimask_output_for_tracking",
+    "use_multimask_token_for_obj_ptr", "iou_prediction_use_sigmoid",
+    "memory_temporal_stride_for_eval", "non_overlap_masks_for_mem_enc",
+    "use_obj_ptrs_in_encoder", "max_obj_ptrs_in_encoder", "add_tpos_enc_to_obj_ptrs",
+    "proj_tpos_enc_in_obj_ptrs", "use_signed_tpos_enc_to_obj_ptrs",
+    "only_obj_ptrs_in_the_past_for_eval", "pred_obj_scores", "pred_obj_scores_mlp",
+    "fixed_no_obj_ptr", "soft_no_obj_ptr", "use_mlp_for_obj_ptr_proj", "no_obj_embed_spatial",
+    "sam_mask_decoder_extra_args", "compile_image_encoder")
+
 IMAGE_LEVEL = ("@preprocess", "@postprocess", "image_encoder")
 PER_OBJECT = ("@prepare_memory_conditioned_features", "sam_prompt_encoder",
               "sam_mask_decoder", "memory_encoder", "memory_attention", "obj_ptr_proj")
@@ -311,8 +330,10 @@ def check_video_inputs(f, s):
     fr = inp["frames_u8"]
     expect(fr.dtype == np.uint8 and fr.ndim == 4 and fr.shape[3] == 3, "frames_u8")
     t_count, h, w = fr.shape[:3]
-    for a in ("reverse", "start_frame_idx", "fill_hole_area"):
+    for a in ("reverse", "start_frame_idx"):
         expect(a in inp.attrs, f"/inputs@{a} missing")
+    for a in VIDEO_PREDICTOR_OPTIONS:  # they live in config_json only
+        expect(a not in inp.attrs, f"/inputs@{a}: predictor options belong in config_json")
     expect(int(inp.attrs["reverse"]) in (0, 1), "reverse is 0/1")
     keys = sorted(inp["prompts"].keys(), key=int)
     expect(keys and keys == [str(i) for i in range(len(keys))], "prompt numbering")
@@ -390,6 +411,11 @@ def check_video_file(path):
     with h5py.File(path, "r") as f:
         cfg = check_root_model_weights(f)
         expect(cfg["_target_"].endswith("SAM2VideoPredictor"), "model target")
+        missing = [k for k in VIDEO_PREDICTOR_OPTIONS if k not in cfg]
+        expect(not missing, f"config_json lacks predictor options {missing}")
+        if cfg["fill_hole_area"] > 0:
+            expect("note_fill_hole_area" in f["model"].attrs,
+                   "fill_hole_area > 0 needs /model note_fill_hole_area (how the fill ran)")
         s = int(cfg["image_size"])
         frames, prompts, obj_ids, order = check_video_inputs(f, s)
         t_count, h, w = frames.shape[:3]
@@ -465,10 +491,37 @@ def check_video_file(path):
             expect(bool(g["in"].attrs["is_init_cond_frame"]) == ((t, o) not in tracked),
                    f"@prepare_memory_conditioned_features {(t, o)}: is_init_cond_frame")
 
+        # bf16 memory upcast (sam2 issue 308): exactly the memory_attention calls
+        # without object-pointer tokens on a bfloat16 bank carry samc_note, as do
+        # their layer records and the enclosing @prepare record
+        marked = []
+        for mod, t, o, g in recs:
+            note = str_attr(g, "samc_note") if "samc_note" in g.attrs else None
+            if mod == "memory_attention":
+                no_ptr = int(g["in"].attrs["num_obj_ptr_tokens"]) == 0
+                expect((note is not None) == no_ptr,
+                       f"memory_attention {(t, o)}: samc_note iff no pointer tokens")
+                if note is not None:
+                    expect(note.startswith("bf16_memory_upcast"), f"samc_note {note!r}")
+                    marked.append((t, o))
+            elif mod.startswith("memory_attention.layers.") or \
+                    mod == "@prepare_memory_conditioned_features":
+                pass
+            else:
+                expect(note is None, f"{mod} {(t, o)}: unexpected samc_note")
+        for mod in ["@prepare_memory_conditioned_features"] + \
+                [m for m in by if m.startswith("memory_attention.layers.")]:
+            got = [(t, o) for m_, t, o, g in by.get(mod, []) if "samc_note" in g.attrs]
+            expect(got == marked, f"{mod}: samc_note on {got}, memory_attention on {marked}")
+        listed = json.loads(str_attr(f["model"], "note_bf16_memory_upcast")) \
+            if "note_bf16_memory_upcast" in f["model"].attrs else []
+        expect([(d["frame_idx"], d["obj_id"]) for d in listed] == marked,
+               "/model note_bf16_memory_upcast")
+
         # @postprocess: one per propagated frame, == outputs
         post = by.get("@postprocess", [])
         expect([r[1] for r in post] == order, f"@postprocess frames {[r[1] for r in post]}")
-        non_overlap = int(f["inputs"].attrs.get("non_overlap_masks", 0))
+        non_overlap = bool(cfg["non_overlap_masks"])
         post_err = 0.0
         for _, t, _, g in post:
             x, y = g["in/0"][:], g["out/0"][:]
@@ -485,7 +538,8 @@ def check_video_file(path):
         expect(post_err < 1e-5, f"@postprocess vs numpy bilinear: {post_err}")
         post_msg = "n/a (non_overlap_masks)" if non_overlap else f"{post_err:.1e}"
         return (f"{len(recs)} trace records, {t_count} frames, {len(prompts)} prompts, "
-                f"frames {order}, preprocess exact, postprocess vs numpy {post_msg}")
+                f"frames {order}, {len(marked)} bf16 upcasts, preprocess exact, "
+                f"postprocess vs numpy {post_msg}")
 
 
 def main():
@@ -496,6 +550,14 @@ def main():
                 task = f["inputs"].attrs.get("task")
             if task == "video":
                 print(f"OK   {path}: {check_video_file(path)}")
+                continue
+            if task == "sam3_image":
+                import check_dump as imported   # check_sam3 raises that module's Failed
+                from check_sam3 import check_sam3_file
+                try:
+                    print(f"OK   {path}: {check_sam3_file(path)}")
+                except imported.Failed as e:
+                    raise Failed(str(e))
                 continue
             n, err = check_file(path)
             print(f"OK   {path}: {n} trace records, preprocess vs numpy {err:.2e}")

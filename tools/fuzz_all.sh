@@ -17,7 +17,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:?usage: tools/fuzz_all.sh SECONDS [HARNESS ...]}
 shift
-ALL="pickle pt safetensors h5dump config_json image cli_args frames_dir"
+ALL="pickle pt safetensors h5dump config_json image cli_args frames_dir tokenizer tokenizer_vocab"
 HARNESSES=${*:-$ALL}
 BUILD=${BUILD:-$SRC/build-fuzz}
 OUT=${OUT:-$BUILD/fuzz-out}
@@ -57,10 +57,12 @@ for h in $HARNESSES; do
     # libhdf5 is not hardened and hangs or crashes on some corrupt files
     # (docs/hostile_input.md): run in fork mode so such a finding does not end
     # the run; each artefact is classified below.
-    h5dump) extra=(-max_len=32768 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1) ;;
+    h5dump) extra=(-max_len=32768 -timeout=3 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1) ;;
     image) extra=(-max_len=16384) ;;
     cli_args) extra=(-max_len=1024) ;;
     frames_dir) extra=(-max_len=16384) ;;
+    tokenizer) extra=(-max_len=4096) ;;
+    tokenizer_vocab) extra=(-max_len=4096) ;;
   esac
   log=$OUT/$h.log
   stamp=$OUT/.stamp_$h

@@ -1,19 +1,26 @@
 #!/bin/bash
 # Regenerate every committed fixture under fixtures/ (dumps, checkpoints,
 # demo).  Usage, from the repository root:
-#   SAM2_SRC=/work/sam2src bash tools/make_fixtures.sh
-# SAM2_COMMIT must be set when $SAM2_SRC is not a git checkout (the default
-# below is the commit the fixtures were made from).
+#   SAM2_SRC=/work/sam2src SAM3_SRC=/work/ext/sam3 FTFY_SRC=/work/ext/ftfy \
+#       bash tools/make_fixtures.sh
+# PARTS="sam2" or PARTS="sam3" regenerates one family only (default both);
+# WHAT=image or WHAT=video regenerates only that half of the SAM 2 part.
+# SAM2_COMMIT / SAM3_COMMIT must be set when the sources are not git
+# checkouts (the defaults below are the commits the fixtures were made from).
 set -euo pipefail
 set -f  # overrides contain [..]: no globbing
-
-: "${SAM2_SRC:?set SAM2_SRC to the official sam2 checkout}"
-export SAM2_SRC
-export SAM2_COMMIT="${SAM2_COMMIT:-2b90b9f5ceec907a1c18123530e92e794ad901a4}"
+PARTS="${PARTS:-sam2 sam3}"
+WHAT="${WHAT:-all}"
+case $WHAT in all|image|video) ;; *) echo "WHAT must be all, image or video" >&2; exit 2;; esac
 PY=/usr/bin/python3
 cd "$(dirname "$0")/.."   # repository root: paths in the dumps' note_command stay relative
 TOOLS=tools
 OUT=fixtures
+
+sam2_part() {
+: "${SAM2_SRC:?set SAM2_SRC to the official sam2 checkout}"
+export SAM2_SRC
+export SAM2_COMMIT="${SAM2_COMMIT:-2b90b9f5ceec907a1c18123530e92e794ad901a4}"
 mkdir -p "$OUT/ckpt" "$OUT/demo" "$OUT/video"
 
 T=model.image_encoder.trunk
@@ -42,6 +49,7 @@ tiny() {
     --set $E.mask_downsampler.kernel_size=2 --set $E.mask_downsampler.padding=0
 }
 
+if [ "$WHAT" != video ]; then
 # ---- A: sam2.1, S=128, 1 head, padded windows in stage 3 and in the
 #      stage-4 q-pool block, one global block; image larger than S.
 A_ARGS="--config sam2.1_hiera_t --seed 1 $(tiny 128 32 16 '[128,64,32,16]')
@@ -108,6 +116,13 @@ $PY "$TOOLS/make_checkpoint.py" $C_ARGS --out-dir "$OUT/ckpt" --name tiny_c_f32_
 # shellcheck disable=SC2086
 $PY "$TOOLS/make_checkpoint.py" $D_ARGS --out-dir "$OUT/demo" --name tiny_d_demo \
   --formats pt,config
+$PY "$TOOLS/check_dump.py" "$OUT/tiny_a_sam21_s128.h5" "$OUT/tiny_b_sam20_s128.h5" \
+  "$OUT/tiny_c_sam21_s160.h5" "$OUT/tiny_d_sam21_s192_demo.h5"
+$PY "$TOOLS/check_checkpoints.py" "$OUT"
+# ---- automatic mask generator dumps (fixtures/amg/, docs/parity_amg.md)
+bash "$TOOLS/make_amg_fixtures.sh"
+fi
+[ "$WHAT" = image ] && { ls -l "$OUT" "$OUT/ckpt" "$OUT/demo" "$OUT/amg"; return 0; }
 
 # ---- video task (tools/dump_sam2_video.py).  The video modules keep the
 #      official structure (MaskDownSampler kernel 3 / padding 1 with its 4
@@ -134,13 +149,19 @@ vtiny() {
     --set $T.global_att_blocks=[3]
 }
 
+# The predictor's options (fill_hole_area, non_overlap_masks, ...) are in each
+# dump's config_json.  Without --fill-holes-shim the official hole fill is
+# skipped (no CUDA extension sam2._C here) and the dumps say fill_hole_area 0;
+# V5 installs the CPU stand-in on purpose and says so.  Seeds are chosen so
+# that samc's ref build has no bf16 rounding flip in the chained run and every
+# object score is at least 0.02 away from 0 (fixtures/README.md).
+
 # ---- V1: sam2.1, S=128, D=32, memory dim 16 (pointers as 2 tokens), synthetic
-#      5-frame 96x144 clip (seed 30; see fixtures/README.md for the seed choice).  Object 1: click, then a negative click
-#      added with clear=0 on frame 0, a second prompted frame 3; object 2 added
-#      on frame 2 with a box.  Forward from frame 2 (an object cannot be
-#      tracked before its first prompted frame in fp32, see tools/README.md).
-#      Both objects get object scores <= 0 on tracked and prompted frames.
-V1_ARGS="--config sam2.1_hiera_t --seed 30 $(vtiny 128 32 16 '[64,32,16,8]')
+#      5-frame 96x144 clip.  Object 1: click, then a negative click added with
+#      clear=0 on frame 0 (the first click's logits fed back), a second
+#      prompted frame 3; object 2 added on frame 2 with a box.  Forward from
+#      frame 2 (a non-default start).
+V1_ARGS="--config sam2.1_hiera_t --seed 34 $(vtiny 128 32 16 '[64,32,16,8]')
   --set $T.num_heads=1"
 # shellcheck disable=SC2086
 $PY "$TOOLS/dump_sam2_video.py" $V1_ARGS --clip-size 96x144 --clip-frames 5 \
@@ -172,8 +193,189 @@ $PY "$TOOLS/dump_sam2_video.py" $V2_ARGS --clip-size 80x112 --clip-frames 5 \
   --reverse --start 4 --max-frames 2 --non-overlap-masks \
   --variant tiny_v2_sam2_s128 --compress --out "$OUT/video/tiny_v2_sam20_s128.h5"
 
-$PY "$TOOLS/check_dump.py" "$OUT/tiny_a_sam21_s128.h5" "$OUT/tiny_b_sam20_s128.h5" \
-  "$OUT/tiny_c_sam21_s160.h5" "$OUT/tiny_d_sam21_s192_demo.h5" \
-  "$OUT/video/tiny_v1_sam21_s128.h5" "$OUT/video/tiny_v2_sam20_s128.h5"
-$PY "$TOOLS/check_checkpoints.py" "$OUT"
-ls -l "$OUT" "$OUT/ckpt" "$OUT/demo" "$OUT/video"
+# ---- V3: sam2 (2.0), as V2's model, seed 161; synthetic 5-frame 80x112 clip
+#      whose frame 3 is covered by a flat grey occluder.  Propagation from the
+#      default start (frame 0, the earliest prompted frame), forward, all
+#      frames.  Object 1: click + a clear=0 correction click on frame 0;
+#      object 2: box plus two clicks in one prompt on frame 2, so it is
+#      tracked on frames 0 and 1 before its first prompted frame (frame 0:
+#      no object pointer -> the bf16 memory upcast, marked samc_note).  Both
+#      objects vanish on the occluded frame 3 (tracked) and come back on 4.
+V3_ARGS="--config sam2_hiera_t --seed 161 $(vtiny 128 32 8 '[64,32,16,8]')
+  --set $T.num_heads=2"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam2_video.py" $V3_ARGS --clip-size 80x112 --clip-frames 5 \
+  --clip-occlude 3:0,0,112,80 \
+  --prompt "frame=0 obj=1 points=40,50,1" \
+  --prompt "frame=0 obj=1 points=70,30,1 clear=0" \
+  --prompt "frame=2 obj=2 box=50,15,100,70 points=80,40,1;60,60,0" \
+  --variant tiny_v3_sam2_s128 --compress --out "$OUT/video/tiny_v3_sam20_s128.h5"
+
+# ---- V4: sam2.1, as V1's model, seed 376; synthetic 5-frame 120x96 clip
+#      (portrait).  Full reverse propagation from the last frame (4 .. 0).
+#      Object 1: click + clear=0 correction click on frame 2 (tracked on 4 and
+#      3 before it: frame 4 has no pointer -> bf16 upcast); object 2:
+#      add_new_mask on frame 4 (an ellipse at video resolution, resized to
+#      128 with antialias).  non_overlap_masks=True.
+V4_ARGS="--config sam2.1_hiera_t --seed 376 $(vtiny 128 32 16 '[64,32,16,8]')
+  --set $T.num_heads=1"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam2_video.py" $V4_ARGS --clip-size 120x96 --clip-frames 5 \
+  --prompt "frame=2 obj=1 points=40,50,1" \
+  --prompt "frame=2 obj=1 points=70,90,0 clear=0" \
+  --prompt "frame=4 obj=2 mask=ellipse:55,75,25,30" \
+  --reverse --start 4 --non-overlap-masks \
+  --variant tiny_v4_sam2.1_s128 --compress --out "$OUT/video/tiny_v4_sam21_s128.h5"
+
+# ---- V5: sam2.1, as V1's model, seed 100, WITH the hole fill
+#      (--fill-holes-shim: CPU stand-in for sam2._C; config_json says
+#      fill_hole_area 8).  Synthetic 4-frame 88x120 clip; forward from frame
+#      0 with max_frame_num_to_track 2 (frames 0, 1, 2).  Object 1: click on
+#      frame 0; object 2: add_new_mask (a rectangle) on frame 1, tracked on
+#      frame 0 before it (bf16 upcast).  The mask prompt's decoder scores the
+#      object absent, so its pointer is no_obj_ptr although the mask is not
+#      empty (object score +10).
+V5_ARGS="--config sam2.1_hiera_t --seed 100 $(vtiny 128 32 16 '[64,32,16,8]')
+  --set $T.num_heads=1"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam2_video.py" $V5_ARGS --clip-size 88x120 --clip-frames 4 \
+  --prompt "frame=0 obj=1 points=50,40,1" \
+  --prompt "frame=1 obj=2 mask=rect:20,10,80,60" \
+  --start 0 --max-frames 2 --fill-holes-shim \
+  --variant tiny_v5_sam2.1_s128_fill --compress --out "$OUT/video/tiny_v5_sam21_s128_fill.h5"
+
+$PY "$TOOLS/check_dump.py" "$OUT/video/tiny_v1_sam21_s128.h5" "$OUT/video/tiny_v2_sam20_s128.h5" \
+  "$OUT/video/tiny_v3_sam20_s128.h5" "$OUT/video/tiny_v4_sam21_s128.h5" \
+  "$OUT/video/tiny_v5_sam21_s128_fill.h5"
+ls -l "$OUT/video"
+}
+
+# ==========================================================================
+# SAM 3 (tools/dump_sam3.py, tools/make_sam3_checkpoint.py): fixtures/sam3/
+# ==========================================================================
+# Detector and text sizes, the rest of the official tree unchanged:
+#   tiny3 R D H FF Q TW TH TL
+#   R resolution (trunk img_size, precompute_resolution, decoder resolution),
+#   D detector width everywhere (neck, sine PEs, encoder, decoder, geometry
+#   encoder, segmentation head, scoring), H its attention heads, FF the FFN
+#   / scoring-MLP width, Q decoder queries, TW / TH / TL text width / heads /
+#   layers; 2 fusion-encoder, 2 decoder and 2 geometry layers.
+tiny3() {
+  local R=$1 D=$2 H=$3 FF=$4 Q=$5 TW=$6 TH=$7 TL=$8
+  local V=backbone.visual X=backbone.text EL=transformer.encoder.layer
+  local DL=transformer.decoder.layer GE=input_geometry_encoder S=segmentation_head
+  local P=dot_prod_scoring
+  echo --set $V.position_encoding.num_pos_feats=$D --set $V.position_encoding.precompute_resolution=$R \
+    --set $V.d_model=$D --set $V.trunk.img_size=$R \
+    --set $X.d_model=$D --set $X.width=$TW --set $X.heads=$TH --set $X.layers=$TL \
+    --set transformer.d_model=$D \
+    --set transformer.encoder.d_model=$D --set transformer.encoder.num_layers=2 \
+    --set $EL.d_model=$D --set $EL.dim_feedforward=$FF \
+    --set $EL.self_attention.embed_dim=$D --set $EL.self_attention.num_heads=$H \
+    --set $EL.cross_attention.embed_dim=$D --set $EL.cross_attention.num_heads=$H \
+    --set transformer.decoder.d_model=$D --set transformer.decoder.num_layers=2 \
+    --set transformer.decoder.num_queries=$Q --set transformer.decoder.resolution=$R \
+    --set $DL.d_model=$D --set $DL.dim_feedforward=$FF --set $DL.n_heads=$H \
+    --set $DL.cross_attention.embed_dim=$D --set $DL.cross_attention.num_heads=$H \
+    --set $GE.pos_enc.num_pos_feats=$D --set $GE.d_model=$D --set $GE.num_layers=2 \
+    --set $GE.layer.d_model=$D --set $GE.layer.dim_feedforward=$FF \
+    --set $GE.layer.self_attention.embed_dim=$D --set $GE.layer.self_attention.num_heads=$H \
+    --set $GE.layer.cross_attention.embed_dim=$D --set $GE.layer.cross_attention.num_heads=$H \
+    --set $S.hidden_dim=$D --set $S.pixel_decoder.hidden_dim=$D \
+    --set $S.cross_attend_prompt.embed_dim=$D --set $S.cross_attend_prompt.num_heads=$H \
+    --set $P.d_model=$D --set $P.d_proj=$D --set $P.prompt_mlp.input_dim=$D \
+    --set $P.prompt_mlp.hidden_dim=$FF --set $P.prompt_mlp.output_dim=$D \
+    --set $P.prompt_mlp.out_norm.normalized_shape=$D
+}
+# ViT trunk: vit3 EMBED DEPTH HEADS WINDOW GLOBALS PRETRAIN_IMG_SIZE (patch 14,
+# mlp_ratio 4.625, RoPE with interpolation, tiled abs. positions as upstream)
+vit3() {
+  local T=backbone.visual.trunk
+  echo --set $T.embed_dim=$1 --set $T.depth=$2 --set $T.num_heads=$3 --set $T.window_size=$4 \
+    --set $T.global_att_blocks=$5 --set $T.pretrain_img_size=$6
+}
+# Tracker of the checkpoint (width = the detector's D, memory dim 8):
+#   tracker3 R D MEM
+tracker3() {
+  local R=$1 D=$2 M=$3 G=$(( $1 / 14 )) E=transformer.encoder MB=maskmem_backbone
+  echo --tracker-set image_size=$R --tracker-set transformer.d_model=$D \
+    --tracker-set $E.d_model=$D --tracker-set $E.num_layers=1 \
+    --tracker-set $E.layer.d_model=$D --tracker-set $E.layer.dim_feedforward=64 \
+    --tracker-set $E.layer.self_attention.embedding_dim=$D \
+    --tracker-set "$E.layer.self_attention.feat_sizes=[$G,$G]" \
+    --tracker-set $E.layer.cross_attention.embedding_dim=$D \
+    --tracker-set $E.layer.cross_attention.kv_in_dim=$M \
+    --tracker-set "$E.layer.cross_attention.feat_sizes=[$G,$G]" \
+    --tracker-set $MB.out_dim=$M --tracker-set $MB.position_encoding.num_pos_feats=$M \
+    --tracker-set $MB.position_encoding.precompute_resolution=$R \
+    --tracker-set "$MB.mask_downsampler.interpol_size=[$(( 16 * G )),$(( 16 * G ))]" \
+    --tracker-set $MB.fuser.layer.dim=$D \
+    --tracker-set-new $MB.in_dim=$D --tracker-set-new $MB.mask_downsampler.embed_dim=$D
+}
+
+sam3_part() {
+: "${SAM3_SRC:?set SAM3_SRC to the official sam3 source tree}"
+: "${FTFY_SRC:?set FTFY_SRC to a python-ftfy checkout (the real ftfy)}"
+export SAM3_SRC FTFY_SRC
+export SAM3_COMMIT="${SAM3_COMMIT:-99d02f28c8d34610ab35559b72642b01f10fdb1e}"
+local O="$OUT/sam3"
+mkdir -p "$O"
+
+# ---- S1: text only.  R=112 (8x8 tokens), ViT window 3 (padded 8->9),
+#      globals [1,3], pretrain 42 (3x3 abs. positions tiled 3x and cropped);
+#      D=16, 2 heads, 8 queries; text width 4, 2 heads.  Image 130x150 (larger
+#      than R).  Texts: punctuation and digits, '&', "'s", '...', the "!~"
+#      pair whose unmerged "!" has id 0 (a masked token inside the text),
+#      "&amp;" (ftfy / html.unescape), accents and runs of spaces.
+S1_ARGS="--seed 11 $(tiny3 112 16 2 64 8 4 2 2) $(vit3 32 4 2 3 [1,3] 42)"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3.py" $S1_ARGS --image-size 130x150 \
+  --prompt "text=a red car, 2 wheels!" \
+  --prompt "text=Route 66 & the DOG's toys (x3)..." \
+  --prompt 'textjson="wow!~ Tom &amp; Jerry"' \
+  --prompt "text=  café   crème brûlée  " \
+  --threshold 0.255 --variant tiny_s1_sam3_r112_text --compress --out "$O/tiny_s1_text.h5"
+
+# ---- S2: text with positive and negative boxes.  R=112, window 4 (2x2
+#      windows, no padding), pretrain 56 (4x4 positions tiled exactly 2x),
+#      ViT embed 24 (head dim 12), 1 global block; D=16 with 4 heads, 6
+#      queries; text width 4, 1 head, 3 layers.  Image 90x75 (smaller than R).
+#      A text longer than the context (truncated, EOT forced last), and a text
+#      with only a negative box.
+S2_ARGS="--seed 22 $(tiny3 112 16 4 64 6 4 1 3) $(vit3 24 3 2 4 [2] 56)"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3.py" $S2_ARGS --image-size 90x75 \
+  --prompt "text=person;box=0.5,0.45,0.4,0.6,1;box=0.25,0.7,0.2,0.25,0" \
+  --prompt "text=the quick brown fox jumps over the lazy dog 1 2 3 4 5 6 7 8 9 and then runs away from the big bad wolf again;box=0.6,0.4,0.3,0.3,1" \
+  --prompt "text=cat;box=0.3,0.3,0.2,0.2,0" \
+  --threshold 0.23 --variant tiny_s2_sam3_r112_text_boxes --compress --out "$O/tiny_s2_text_boxes.h5"
+
+# ---- S3: box prompts only (the text "visual"), a decoder with 3 queries.
+#      R=140 (10x10 tokens), window 3 (padded 10->12), globals [0,2] (the
+#      first block global), ViT 4 heads (head dim 8), pretrain 70 (5x5
+#      positions tiled 2x); D=24 with 3 heads; text width 4, 2 heads, 1
+#      layer.  Image 150x100 (H larger, W smaller than R).  One session of 4
+#      boxes (4 detector runs, "visual" encoded at the first): a 0.9 tall
+#      positive one (RoIAlign's adaptive sampling takes 2 samples per bin), a
+#      negative one, one that leaves the image (x1 = y1 = 1.05), a 0.02 x 0.03
+#      one.
+S3_ARGS="--seed 33 $(tiny3 140 24 3 48 3 4 2 1) $(vit3 32 3 4 3 [0,2] 70)"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3.py" $S3_ARGS --image-size 150x100 \
+  --prompt "box=0.3,0.35,0.3,0.9,1;box=0.7,0.6,0.25,0.3,0;box=0.9,0.85,0.3,0.4,1;box=0.4,0.7,0.02,0.03,1" \
+  --threshold 0.36 --variant tiny_s3_sam3_r140_boxes --compress --out "$O/tiny_s3_boxes.h5"
+
+# ---- checkpoint with the released key layout (detector.* = S2's weights,
+#      plus the tracker neck and a tracker of width 16, memory dim 8)
+# shellcheck disable=SC2086
+$PY "$TOOLS/make_sam3_checkpoint.py" $S2_ARGS $(tracker3 112 16 8) \
+  --out-dir "$O" --name tiny_s2_sam3
+
+$PY "$TOOLS/check_dump.py" "$O/tiny_s1_text.h5" "$O/tiny_s2_text_boxes.h5" "$O/tiny_s3_boxes.h5"
+$PY "$TOOLS/check_sam3.py" --checkpoint "$O/tiny_s2_sam3.pt" --against "$O/tiny_s2_text_boxes.h5"
+ls -l "$O"
+}
+
+for part in $PARTS; do
+  "${part}_part"
+done

@@ -7,12 +7,18 @@ replacing backbone_fpn[0]) cannot leak into the record.
 
 Storage conventions (the doc leaves these choices to the writer):
   floating tensors -> float32; int64 stays int64; other ints -> int32;
-  uint8 stays uint8 (images); bool tensors -> uint8 (0/1);
+  uint8 stays uint8 (images); bool tensors -> uint8 (0/1) by default (the
+  SAM 2 tools), int32 (0/1) with bool_dtype=np.int32 (the SAM 3 tool, as
+  the format page's general rule says); complex tensors -> float32
+  view_as_real with the dataset attribute torch_dtype = "complex64";
   scalar bool -> int32 attribute 0/1 (h5py would write an HDF5 enum, which
   C readers cannot convert to an integer); scalar int -> int64 attribute;
   scalar float -> float64 attribute; None -> attribute with a NULL dataspace;
   strings -> variable-length UTF-8.
 """
+
+import hashlib
+import os
 
 import h5py
 import numpy as np
@@ -25,18 +31,21 @@ NONE = object()  # marker for None in flattened slot lists
 # Value conversion
 # --------------------------------------------------------------------------
 
-def to_array(x):
-    """Tensor / ndarray -> numpy array in the dump's dtype (a copy)."""
+def to_array(x, bool_dtype=np.uint8):
+    """Tensor / ndarray -> numpy array in the dump's dtype (a copy).  Complex
+    tensors stay complex64 here; Writer.dataset stores them as view_as_real."""
     if isinstance(x, torch.Tensor):
         x = x.detach().cpu()
-        if x.dtype == torch.bool:
-            x = x.to(torch.uint8)
-        elif x.is_floating_point():
+        if x.is_floating_point():
             x = x.to(torch.float32)
+        elif x.is_complex():
+            x = x.to(torch.complex64)
         x = x.numpy()
     a = np.array(x, copy=True)
     if a.dtype == np.bool_:
-        return a.astype(np.uint8)
+        return a.astype(bool_dtype)
+    if a.dtype.kind == "c":
+        return a.astype(np.complex64)
     if a.dtype.kind == "f":
         return a.astype(np.float32)
     if a.dtype.kind in "iu" and a.dtype not in (np.int64, np.int32, np.uint8):
@@ -56,39 +65,57 @@ def _join(prefix, key):
     return f"{prefix}.{key}" if prefix else str(key)
 
 
-def flatten(obj, prefix, out):
+class Options:
+    """How values are converted: bool_dtype for bool tensors; expand(obj)
+    may return a dict standing for an object that is not a tensor, scalar or
+    container (e.g. SAM 3's geometry Prompt), or None to skip it."""
+
+    def __init__(self, bool_dtype=np.uint8, expand=None):
+        self.bool_dtype = bool_dtype
+        self.expand = expand
+
+
+DEFAULT = Options()
+
+
+def flatten(obj, prefix, out, opts=DEFAULT):
     """Append (slot, value) pairs; value is an ndarray, a numpy scalar or
     NONE.  Nested tuples/lists/dicts join their keys with '.'; anything else
-    (strings, modules, ...) is skipped."""
+    (strings, modules, ...) is skipped unless opts.expand turns it into a
+    dict."""
     if isinstance(obj, (torch.Tensor, np.ndarray)):
-        out.append((prefix, to_array(obj)))
+        out.append((prefix, to_array(obj, opts.bool_dtype)))
     elif obj is None:
         out.append((prefix, NONE))
     elif isinstance(obj, (bool, int, float, np.bool_, np.integer, np.floating)):
         out.append((prefix, to_scalar(obj)))
     elif isinstance(obj, (tuple, list)):
         for i, v in enumerate(obj):
-            flatten(v, _join(prefix, i), out)
+            flatten(v, _join(prefix, i), out, opts)
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            flatten(v, _join(prefix, k), out)
+            flatten(v, _join(prefix, k), out, opts)
+    elif opts.expand is not None:
+        d = opts.expand(obj)
+        if d is not None:
+            flatten(d, prefix, out, opts)
     return out
 
 
-def flatten_inputs(args, kwargs):
+def flatten_inputs(args, kwargs, opts=DEFAULT):
     out = []
     for i, a in enumerate(args):
-        flatten(a, str(i), out)
+        flatten(a, str(i), out, opts)
     for k, v in kwargs.items():
-        flatten(v, k, out)
+        flatten(v, k, out, opts)
     return out
 
 
-def flatten_outputs(result):
+def flatten_outputs(result, opts=DEFAULT):
     """A single value is slot "0"; tuple/list items and dict keys are slots."""
     if isinstance(result, (tuple, list, dict)):
-        return flatten(result, "", [])
-    return flatten(result, "0", [])
+        return flatten(result, "", [], opts)
+    return flatten(result, "0", [], opts)
 
 
 # --------------------------------------------------------------------------
@@ -104,19 +131,30 @@ class Record:
 class Tracer:
     """Collects Records in completion order (children before parents)."""
 
-    def __init__(self):
+    def __init__(self, opts=DEFAULT):
         self.records = []
         self._calls = {}
+        self.opts = opts
 
     def _begin(self, name, cls, args, kwargs):
         call = self._calls.get(name, 0)
         self._calls[name] = call + 1
-        return Record(name, call, cls, flatten_inputs(args, kwargs))
+        return Record(name, call, cls, flatten_inputs(args, kwargs, self.opts))
 
     def _end(self, rec, result, out_transform=None):
         shown = out_transform(result) if out_transform else result
-        rec.outputs = flatten_outputs(shown)
+        rec.outputs = flatten_outputs(shown, self.opts)
         self.records.append(rec)
+
+    def add(self, name, cls, inputs, outputs):
+        """Record a call from (slot, value) lists made by the caller (values
+        already converted), numbered like intercepted calls."""
+        call = self._calls.get(name, 0)
+        self._calls[name] = call + 1
+        rec = Record(name, call, cls, inputs)
+        rec.outputs = outputs
+        self.records.append(rec)
+        return rec
 
     def wrap_module(self, name, module):
         """Replace module.forward on the instance, so nn.Module.__call__ goes
@@ -177,10 +215,18 @@ class Writer:
 
     def dataset(self, group, name, array):
         array = np.ascontiguousarray(array)
+        complex_dtype = None
+        if array.dtype.kind == "c":   # torch.view_as_real layout, float32
+            complex_dtype = "complex64"
+            array = np.ascontiguousarray(np.stack([array.real, array.imag], axis=-1)
+                                         .astype(np.float32))
         kw = {}
         if self.compress and array.nbytes >= self.MIN_COMPRESS_BYTES and array.ndim > 0:
             kw = dict(compression="gzip", compression_opts=9, shuffle=True)
-        return group.create_dataset(name, data=array, **kw)
+        d = group.create_dataset(name, data=array, **kw)
+        if complex_dtype:
+            set_str_attr(d, "torch_dtype", complex_dtype)
+        return d
 
     def slots(self, group, items):
         """Write (slot, value) pairs: arrays as datasets, the rest as attrs."""
@@ -202,3 +248,61 @@ class Writer:
 
     def close(self):
         self.f.close()
+
+
+# --------------------------------------------------------------------------
+# Writer that hard-links repeated trace tensors (used by the SAM 3 tool; the
+# same scheme as dump_sam2_video.VideoWriter)
+# --------------------------------------------------------------------------
+
+def _create_group_untimed(self, name):
+    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+    gcpl.set_obj_track_times(False)
+    return h5py.Group(h5py.h5g.create(self.id, name.encode(), gcpl=gcpl))
+
+
+class LinkingWriter(Writer):
+    """HDF5 1.8 object formats (compact groups), no modification times (the
+    same command gives the same bytes), and in /trace a tensor identical
+    (dtype, shape, bytes) to one already written is stored as a second hard
+    link to that dataset.  Every HDF5 dataset is a hard link, so readers see
+    ordinary datasets; only tools listing *objects* see each once."""
+
+    def __init__(self, path, compress=False):
+        fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+        fapl.set_libver_bounds(h5py.h5f.LIBVER_V18, h5py.h5f.LIBVER_V18)
+        fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+        fcpl.set_obj_track_times(False)
+        self.f = h5py.File(h5py.h5f.create(os.fsencode(path), h5py.h5f.ACC_TRUNC,
+                                           fapl=fapl, fcpl=fcpl))
+        self.compress = compress
+        self._seen = None
+        self.links = 0
+
+    def group(self, parent, name):
+        return _create_group_untimed(parent, name)
+
+    def dataset(self, group, name, array):
+        if self._seen is None:
+            return super().dataset(group, name, array)
+        array = np.ascontiguousarray(array)
+        key = (array.dtype.str, array.shape, hashlib.sha1(array.tobytes()).hexdigest())
+        if key in self._seen:
+            group[name] = self.f[self._seen[key]]
+            self.links += 1
+            return group[name]
+        d = super().dataset(group, name, array)
+        self._seen[key] = d.name
+        return d
+
+    def trace(self, records):
+        self._seen = {}
+        root = self.group(self.f, "trace")
+        for i, rec in enumerate(records):
+            g = self.group(root, f"{i:06d}")
+            set_str_attr(g, "module", rec.module)
+            g.attrs.create("call", np.int64(rec.call))
+            set_str_attr(g, "class", rec.cls)
+            self.slots(self.group(g, "in"), rec.inputs)
+            self.slots(self.group(g, "out"), rec.outputs)
+        self._seen = None

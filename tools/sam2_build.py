@@ -285,14 +285,46 @@ def add_model_args(p: argparse.ArgumentParser):
     g.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
 
 
+# Constructor arguments that are sub-modules (nested `_target_` sections),
+# not options.
+MODULE_ARGS = ("image_encoder", "memory_attention", "memory_encoder")
+
+
+def complete_model_options(model_cfg):
+    """Add every scalar constructor argument of the model's class (for the
+    video predictor: SAM2VideoPredictor's own and SAM2Base's) that the YAML
+    leaves out, with the constructor's default, after the keys already there.
+    The model built from the section is the same (the values are the
+    defaults); a reader finds every option written out.  Returns the keys
+    added, in order."""
+    import inspect
+    cls = _locate(model_cfg["_target_"])
+    added = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is torch.nn.Module or klass is object:
+            continue
+        for name, prm in inspect.signature(init).parameters.items():
+            if name == "self" or prm.kind in (prm.VAR_KEYWORD, prm.VAR_POSITIONAL):
+                continue
+            if name in MODULE_ARGS or name in model_cfg:
+                continue
+            if prm.default is inspect.Parameter.empty:
+                raise SystemExit(f"{klass.__name__}({name}) has no default and no config value")
+            model_cfg[name] = prm.default
+            added.append(name)
+    return added
+
+
 class Built:
     """A model plus what produced it."""
 
-    def __init__(self, model, model_cfg, config_file, source):
+    def __init__(self, model, model_cfg, config_file, source, defaults_added=()):
         self.model = model
         self.model_cfg = model_cfg        # the `model` section, overrides applied
         self.config_file = config_file
         self.source = source              # "facebookresearch/sam2@<commit>"
+        self.defaults_added = list(defaults_added)  # keys filled from constructor defaults
 
     @property
     def config_json(self):
@@ -301,7 +333,9 @@ class Built:
 
 def build_from_args(args, video=False):
     """Import the official code, build the model, set weights, eval, fp32.
-    video=True builds as build_sam2_video_predictor (SAM2VideoPredictor)."""
+    video=True builds as build_sam2_video_predictor (SAM2VideoPredictor) and
+    writes every constructor option into the model section
+    (complete_model_options)."""
     torch.set_num_threads(args.threads)
     root, pkg = import_sam2(args.sam2_src)
     source = "facebookresearch/sam2@" + sam2_commit(root, args.sam2_commit)
@@ -309,6 +343,7 @@ def build_from_args(args, video=False):
     cfg = make_config(args.config, args.overrides,
                       apply_postprocessing=not args.no_postprocessing, pkg_dir=pkg,
                       video=video)
+    defaults_added = complete_model_options(cfg["model"]) if video else []
     model_cfg = copy.deepcopy(cfg["model"])
     model = instantiate(cfg["model"])
     if args.checkpoint:
@@ -316,7 +351,7 @@ def build_from_args(args, video=False):
     else:
         randomize_weights(model, args.seed)
     model = model.float().eval()
-    return Built(model, model_cfg, cfg_file, source)
+    return Built(model, model_cfg, cfg_file, source, defaults_added)
 
 
 def make_image_predictor(model, max_hole_area=0.0, max_sprinkle_area=0.0):

@@ -160,12 +160,16 @@ def _shim_torchvision():
         return
     try:
         import torchvision  # noqa: F401
+        import torchvision.transforms as transforms
         v = tuple(int(p) for p in torchvision.__version__.split(".")[:2])
         if v >= (0, 17):
             return  # the real thing, with antialias=True by default
-        raise RuntimeError(
-            f"torchvision {torchvision.__version__} < 0.17 resizes without "
-            "antialias by default; uninstall it so the shim is used")
+        # An older torchvision (Debian's 0.14) resizes without antialias by
+        # default, unlike the >= 0.17 that sam2 requires: keep its ops (nms,
+        # roi_align) and replace only the three transforms SAM2Transforms uses.
+        transforms.ToTensor, transforms.Resize, transforms.Normalize = ToTensor, Resize, Normalize
+        torchvision.SAMC_SHIM = True
+        return
     except ImportError:
         pass
     tv = types.ModuleType("torchvision")

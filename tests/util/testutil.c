@@ -1,6 +1,9 @@
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
+#include "core/base/error.h"
+#include "core/nn/records.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,4 +201,13 @@ void tu_assert_contains_(const char *hay, const char *needle, const char *file, 
     print_error("%s:%d: expected \"%s\" to contain \"%s\"\n", file, line, hay ? hay : "(null)",
                 needle ? needle : "(null)");
     _fail(file, line);
+}
+
+samc_ctx *tu_ctx(void)
+{
+    static samc_error err;
+    static samc_ctx ctx;
+    samc_error_clear(&err);
+    ctx = (samc_ctx){.err = &err, .prep_slot = -1, .num_threads = 1};
+    return &ctx;
 }

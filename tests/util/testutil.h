@@ -53,6 +53,11 @@ void tu_buf_free(tu_buf *b);
 
 /* cmocka-friendly check that `hay` contains `needle`; on failure prints both
  * and fails the current test. */
+/* A layer body's context (one thread, no workspace), its error record
+ * cleared on every call. */
+struct samc_ctx;
+struct samc_ctx *tu_ctx(void);
+
 #define tu_assert_contains(hay, needle) tu_assert_contains_((hay), (needle), __FILE__, __LINE__)
 void tu_assert_contains_(const char *hay, const char *needle, const char *file, int line);
 

@@ -1,0 +1,139 @@
+/* api.c - include/samc.h on top of the model wiring. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/error.h"
+#include "core/models/sam2/sam2_model.h"
+#include "samc.h"
+
+struct samc_predictor {
+    samc_sam2_model *model;
+    samc_exec x;
+    samc_sam2_image_opts opts;
+    samc_sam2_features features;
+    bool has_image;
+};
+
+samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
+                                samc_error *err)
+{
+    return samc_predictor_load_ex(checkpoint, config, NULL, out, err);
+}
+
+samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                   samc_predictor **out, samc_error *err)
+{
+    *out = NULL;
+    samc_predictor *p = calloc(1, sizeof *p);
+    if (!p)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    samc_status st = samc_sam2_model_load(checkpoint, config, opts && opts->allow_nonfinite, &p->model, err);
+    if (!st)
+        st = samc_sam2_exec_init(&p->x, p->model, err);
+    if (st) {
+        samc_sam2_model_free(p->model);
+        free(p);
+        return st;
+    }
+    *out = p;
+    return SAMC_OK;
+}
+
+void samc_predictor_free(samc_predictor *p)
+{
+    if (!p)
+        return;
+    samc_sam2_features_release(&p->features);
+    samc_exec_free(&p->x);
+    samc_sam2_model_free(p->model);
+    free(p);
+}
+
+samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err)
+{
+    return samc_exec_set_impl(&p->x, impl ? impl : "", err);
+}
+
+samc_status samc_predictor_override(samc_predictor *p, const char *spec, samc_error *err)
+{
+    return samc_exec_add_override(&p->x, spec ? spec : "", err);
+}
+
+void samc_predictor_set_threads(samc_predictor *p, int n) { samc_exec_set_threads(&p->x, n > 0 ? n : 1); }
+
+samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
+                                           samc_error *err)
+{
+    if (!(max_hole_area >= 0) || !(max_sprinkle_area >= 0))
+        return samc_fail(err, SAMC_ERR_ARG, "max_hole_area and max_sprinkle_area must be >= 0 (got %g, %g)",
+                         max_hole_area, max_sprinkle_area);
+    p->opts.max_hole_area = max_hole_area;
+    p->opts.max_sprinkle_area = max_sprinkle_area;
+    return SAMC_OK;
+}
+
+samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err)
+{
+    samc_sam2_features_release(&p->features);
+    p->has_image = false;
+    samc_status st = samc_sam2_encode_image(&p->x, rgb, h, w, &p->features, err);
+    p->has_image = st == SAMC_OK;
+    return st;
+}
+
+int samc_predictor_low_res_size(const samc_predictor *p) { return 4 * p->model->emb; }
+
+const char *samc_predictor_config_name(const samc_predictor *p) { return p->model->cfg.name; }
+
+samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
+                                   samc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!p->has_image)
+        return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict");
+    const int s = samc_predictor_low_res_size(p);
+    const int64_t mshape[3] = {1, s, s};
+    samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
+    samc_sam2_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
+                           .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
+                           .multimask = rq->multimask_output != 0};
+    if (rq->box)
+        memcpy(pr.box, rq->box, sizeof pr.box);
+    samc_sam2_prediction res;
+    samc_status st = samc_sam2_predict(&p->x, &p->features, &pr, &p->opts, &res, err);
+    if (st)
+        return st;
+    const int64_t hw = (int64_t)p->features.orig_h * p->features.orig_w;
+    out->num_masks = res.num_masks;
+    out->height = p->features.orig_h, out->width = p->features.orig_w;
+    out->low_res_size = s;
+    out->masks = res.masks.data, res.masks.owns = false; /* hand the buffers over */
+    out->iou = res.iou.data, res.iou.owns = false;
+    out->low_res = res.low_res.data, res.low_res.owns = false;
+    out->object_score = res.object_score;
+    if (!rq->return_logits)
+        for (int64_t i = 0; i < hw * out->num_masks; i++)
+            out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
+    return SAMC_OK;
+}
+
+void samc_masks_free(samc_masks *m)
+{
+    if (!m)
+        return;
+    free(m->masks);
+    free(m->iou);
+    free(m->low_res);
+    memset(m, 0, sizeof *m);
+}
+
+samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
+                                         samc_error *err)
+{
+    if (!p->has_image)
+        return samc_fail(err, SAMC_ERR_ARG, "no image set");
+    const samc_tensor *t = &p->features.image_embed;
+    *data = t->data;
+    *c = (int)t->shape[1], *h = (int)t->shape[2], *w = (int)t->shape[3];
+    return SAMC_OK;
+}

@@ -1,0 +1,67 @@
+#include "core/base/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *samc_status_name(samc_status st)
+{
+    switch (st) {
+    case SAMC_OK: return "ok";
+    case SAMC_ERR_IO: return "io";
+    case SAMC_ERR_FORMAT: return "format";
+    case SAMC_ERR_KEY: return "key";
+    case SAMC_ERR_SHAPE: return "shape";
+    case SAMC_ERR_DTYPE: return "dtype";
+    case SAMC_ERR_ARG: return "argument";
+    case SAMC_ERR_NOMEM: return "memory";
+    case SAMC_ERR_UNSUPPORTED: return "unsupported";
+    case SAMC_ERR_SECURITY: return "security";
+    case SAMC_ERR_PARITY: return "parity";
+    case SAMC_ERR_INTERNAL: return "internal";
+    }
+    return "unknown";
+}
+
+samc_status samc_fail(samc_error *e, samc_status st, const char *fmt, ...)
+{
+    if (!e || e->status != SAMC_OK)
+        return st;
+    e->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void samc_error_prefix(samc_error *e, const char *fmt, ...)
+{
+    if (!e)
+        return;
+    char pre[SAMC_ERROR_MSG_MAX], old[SAMC_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    memcpy(old, e->msg, sizeof old);
+    /* Keep as much of both as fits; the prefix comes first. */
+    size_t n = strlen(pre);
+    if (n > sizeof e->msg - 3)
+        n = sizeof e->msg - 3;
+    memcpy(e->msg, pre, n);
+    memcpy(e->msg + n, ": ", 2);
+    size_t room = sizeof e->msg - n - 3, m = strlen(old);
+    if (m > room)
+        m = room;
+    memcpy(e->msg + n + 2, old, m);
+    e->msg[n + 2 + m] = '\0';
+}
+
+void samc_error_clear(samc_error *e)
+{
+    if (e) {
+        e->status = SAMC_OK;
+        e->msg[0] = '\0';
+    }
+}

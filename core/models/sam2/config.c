@@ -1,0 +1,203 @@
+/* config.c - derived trunk layout and consistency checks. */
+#include "core/models/sam2/config.h"
+
+#include <string.h>
+
+#include "core/base/error.h"
+
+int samc_hiera_depth(const samc_hiera_config *h)
+{
+    int d = 0;
+    for (int i = 0; i < h->num_stages; i++)
+        d += h->stages[i];
+    return d;
+}
+
+int samc_hiera_stage_ends(const samc_hiera_config *h, int *ends)
+{
+    int acc = 0;
+    for (int i = 0; i < h->num_stages; i++) {
+        acc += h->stages[i];
+        ends[i] = acc - 1;
+    }
+    return h->num_stages;
+}
+
+static bool in_list(int x, const int *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == x)
+            return true;
+    return false;
+}
+
+/* Mirrors hieradet.Hiera.__init__: the window size "lags by a block" (the
+ * first block of a stage uses the previous stage's window), dims and heads
+ * change at the q-pool block, and only the first q_pool stage changes pool q. */
+samc_status samc_hiera_block_specs(const samc_hiera_config *h, samc_hiera_block_spec *specs,
+                                   int max_blocks, samc_error *err)
+{
+    int depth = samc_hiera_depth(h), ends[SAMC_MAX_STAGES];
+    int nst = samc_hiera_stage_ends(h, ends);
+    if (depth > max_blocks)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "Hiera depth %d exceeds %d blocks", depth, max_blocks);
+    int qpool_blocks[SAMC_MAX_STAGES], nq = 0;
+    for (int i = 0; i < nst - 1 && nq < h->q_pool; i++)
+        qpool_blocks[nq++] = ends[i] + 1;
+    int dim = h->embed_dim, heads = h->num_heads, stage = 1;
+    for (int i = 0; i < depth; i++) {
+        int dim_out = dim;
+        int window = h->window_spec[stage - 1];
+        if (in_list(i, h->global_att_blocks, h->n_global))
+            window = 0;
+        if (in_list(i - 1, ends, nst)) {
+            dim_out = (int)(dim * h->dim_mul);
+            heads = (int)(heads * h->head_mul);
+            stage++;
+        }
+        specs[i] = (samc_hiera_block_spec){dim, dim_out, heads, window,
+                                           in_list(i, qpool_blocks, nq) ? h->q_stride : 0};
+        dim = dim_out;
+    }
+    return SAMC_OK;
+}
+
+/* Sizes the key list and the layers use, outside what the official code
+ * would build (found by fuzz/fuzz_config_json.c: accepted configs implied
+ * tensors of shape -1, and the mask downsampler's stride loop overflowed). */
+static samc_status validate_ranges(const samc_sam2_config *c, samc_error *err)
+{
+#define RANGE(v, lo, hi, name)                                                                               \
+    do {                                                                                                     \
+        if (!((v) >= (lo) && (v) <= (hi)))                                                                   \
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: %s = %g is outside %g..%g", name, (double)(v),     \
+                             (double)(lo), (double)(hi));                                                    \
+    } while (0)
+    const samc_neck_config *n = &c->neck;
+    RANGE(n->conv_kernel, 1, 15, "image_encoder.neck.kernel_size");
+    RANGE(n->conv_stride, 1, 15, "image_encoder.neck.stride");
+    RANGE(n->conv_padding, 0, 15, "image_encoder.neck.padding");
+    RANGE(n->pe.temperature, 1e-6, 1e12, "image_encoder.neck.position_encoding.temperature");
+    RANGE(n->pe.scale, -1e6, 1e6, "image_encoder.neck.position_encoding.scale");
+    const samc_memory_attention_config *ma = &c->mem_attn;
+    RANGE(ma->d_model, 1, 65536, "memory_attention.d_model");
+    RANGE(ma->num_layers, 0, 64, "memory_attention.num_layers");
+    RANGE(ma->dim_feedforward, 1, 1 << 20, "memory_attention.layer.dim_feedforward");
+    RANGE(ma->self_heads, 1, 1024, "memory_attention.layer.self_attention.num_heads");
+    RANGE(ma->cross_heads, 1, 1024, "memory_attention.layer.cross_attention.num_heads");
+    RANGE(ma->kv_in_dim, 1, 65536, "memory_attention.layer.cross_attention.kv_in_dim");
+    RANGE(ma->rope_theta, 1e-6, 1e12, "memory_attention.layer.*.rope_theta");
+    RANGE(ma->feat_h, 1, 1024, "memory_attention.layer.*.feat_sizes");
+    RANGE(ma->feat_w, 1, 1024, "memory_attention.layer.*.feat_sizes");
+    if (ma->d_model % ma->self_heads || ma->d_model % ma->cross_heads)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: memory_attention.d_model %d is not divisible by its heads",
+                         ma->d_model);
+    const samc_memory_encoder_config *me = &c->mem_enc;
+    RANGE(me->out_dim, 1, 65536, "memory_encoder.out_dim");
+    RANGE(me->in_dim, 1, 65536, "memory_encoder.in_dim");
+    RANGE(me->ds_kernel, 1, 15, "memory_encoder.mask_downsampler.kernel_size");
+    RANGE(me->ds_stride, 1, 16, "memory_encoder.mask_downsampler.stride");
+    RANGE(me->ds_padding, 0, 15, "memory_encoder.mask_downsampler.padding");
+    RANGE(me->ds_total_stride, 1, 1024, "memory_encoder.mask_downsampler.total_stride");
+    RANGE(me->ds_embed_dim, 1, 65536, "memory_encoder.mask_downsampler.embed_dim");
+    RANGE(me->fuser_layers, 0, 64, "memory_encoder.fuser.num_layers");
+    RANGE(me->fuser_dim, 1, 65536, "memory_encoder.fuser.layer.dim");
+    RANGE(me->fuser_kernel, 1, 31, "memory_encoder.fuser.layer.kernel_size");
+    RANGE(me->fuser_padding, 0, 31, "memory_encoder.fuser.layer.padding");
+    RANGE(me->layer_scale_init_value, -1e6, 1e6, "memory_encoder.fuser.layer.layer_scale_init_value");
+    RANGE(me->pe.num_pos_feats, 1, 65536, "memory_encoder.position_encoding.num_pos_feats");
+    RANGE(me->pe.temperature, 1e-6, 1e12, "memory_encoder.position_encoding.temperature");
+    RANGE(me->pe.scale, -1e6, 1e6, "memory_encoder.position_encoding.scale");
+    RANGE(c->num_maskmem, 0, 64, "num_maskmem");
+    RANGE(c->sigmoid_scale_for_mem_enc, -1e6, 1e6, "sigmoid_scale_for_mem_enc");
+    RANGE(c->sigmoid_bias_for_mem_enc, -1e6, 1e6, "sigmoid_bias_for_mem_enc");
+    RANGE(c->max_cond_frames_in_attn, -1, 1 << 20, "max_cond_frames_in_attn");
+    RANGE(c->video.fill_hole_area, 0, 1e12, "fill_hole_area");
+    RANGE(c->multimask_min_pt_num, 0, 1 << 20, "multimask_min_pt_num");
+    RANGE(c->multimask_max_pt_num, 0, 1 << 20, "multimask_max_pt_num");
+    RANGE(c->memory_temporal_stride_for_eval, 1, 1 << 20, "memory_temporal_stride_for_eval");
+    RANGE(c->max_obj_ptrs_in_encoder, 0, 1 << 20, "max_obj_ptrs_in_encoder");
+    RANGE(c->dynamic_multimask_stability_delta, -1e6, 1e6, "dynamic_multimask_stability_delta");
+    RANGE(c->dynamic_multimask_stability_thresh, -1e6, 1e6, "dynamic_multimask_stability_thresh");
+#undef RANGE
+    return SAMC_OK;
+}
+
+samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err)
+{
+    const samc_hiera_config *h = &c->trunk;
+    if (h->num_stages < 1 || h->num_stages > SAMC_MAX_STAGES)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: trunk must have 1..%d stages", SAMC_MAX_STAGES);
+    if (h->embed_dim <= 0 || h->num_heads <= 0 || h->q_stride <= 0 || h->bkg_h <= 0 || h->bkg_w <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: trunk sizes must be positive");
+    for (int i = 0; i < h->num_stages; i++)
+        if (h->stages[i] <= 0 || h->window_spec[i] < 0)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: bad stage %d (blocks %d, window %d)", i,
+                             h->stages[i], h->window_spec[i]);
+    if (samc_hiera_depth(h) > SAMC_MAX_BLOCKS)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: Hiera depth %d exceeds %d", samc_hiera_depth(h),
+                         SAMC_MAX_BLOCKS);
+    /* Ranges before anything is derived from them: the layout below converts
+     * dim * dim_mul to int, and key shapes multiply sizes together. */
+    if (!(h->dim_mul > 0 && h->dim_mul <= 16) || !(h->head_mul > 0 && h->head_mul <= 16) || h->embed_dim > 8192 ||
+        h->num_heads > 1024 || h->q_stride > 16 || h->bkg_h > 1024 || h->bkg_w > 1024)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: trunk sizes out of range (embed_dim <= 8192, num_heads <= 1024, dim_mul and "
+                         "head_mul in (0,16], q_stride <= 16, window_pos_embed_bkg_spatial_size <= 1024)");
+    if (h->window_spec[0] < 1) /* Hiera tiles pos_embed_window (window_spec[0] square) over the grid */
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: window_spec[0] = %d must be at least 1", h->window_spec[0]);
+    for (int i = 0; i < h->num_stages; i++)
+        if (h->window_spec[i] > 1024)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: window_spec[%d] = %d is over 1024", i, h->window_spec[i]);
+    if (h->q_pool < 0 || h->q_pool > h->num_stages - 1)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: q_pool %d outside 0..%d", h->q_pool, h->num_stages - 1);
+    samc_hiera_block_spec specs[SAMC_MAX_BLOCKS];
+    samc_status st = samc_hiera_block_specs(h, specs, SAMC_MAX_BLOCKS, err);
+    if (st)
+        return st;
+    int ends[SAMC_MAX_STAGES], nst = samc_hiera_stage_ends(h, ends);
+    for (int i = 0; i < samc_hiera_depth(h); i++)
+        if (specs[i].dim_out <= 0 || specs[i].dim_out > 65536)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: block %d: dim %d outside 1..65536", i, specs[i].dim_out);
+    for (int i = 0; i < samc_hiera_depth(h); i++)
+        if (specs[i].heads <= 0 || specs[i].dim_out % specs[i].heads)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: block %d: dim %d not divisible by %d heads", i,
+                             specs[i].dim_out, specs[i].heads);
+    const samc_neck_config *n = &c->neck;
+    /* ImageEncoder asserts trunk.channel_list == neck.backbone_channel_list. */
+    if (n->n_levels != nst)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: neck has %d levels, trunk %d stages", n->n_levels, nst);
+    for (int i = 0; i < nst; i++)
+        if (n->backbone_channel_list[i] != specs[ends[nst - 1 - i]].dim_out)
+            return samc_fail(err, SAMC_ERR_FORMAT,
+                             "config: neck.backbone_channel_list[%d] = %d but the trunk gives %d", i,
+                             n->backbone_channel_list[i], specs[ends[nst - 1 - i]].dim_out);
+    for (int i = 0; i < n->n_top_down; i++)
+        if (n->fpn_top_down_levels[i] < 0 || n->fpn_top_down_levels[i] >= nst)
+            return samc_fail(err, SAMC_ERR_FORMAT, "config: fpn_top_down_levels has %d, outside 0..%d",
+                             n->fpn_top_down_levels[i], nst - 1);
+    if (n->d_model <= 0 || n->d_model % 8 || n->pe.num_pos_feats != n->d_model)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: neck d_model %d must be a positive multiple of 8 equal to its position encoding's num_pos_feats (%d)",
+                         n->d_model, n->pe.num_pos_feats);
+    if (n->scalp < 0 || n->scalp >= nst)
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: scalp %d outside 0..%d", n->scalp, nst - 1);
+    if (c->image_size <= 0 || c->backbone_stride <= 0 || c->image_size % c->backbone_stride ||
+        c->image_size % (4 * h->patch_stride))
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: image_size %d must be a multiple of backbone_stride %d",
+                         c->image_size, c->backbone_stride);
+    if (c->image_size > 8192)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: image_size %d is over 8192", c->image_size);
+    return validate_ranges(c, err);
+}
+
+/* A preset name, a .json file, or a parity dump (.h5) holding config_json. */
+samc_status samc_sam2_config_resolve(const char *s, samc_sam2_config *cfg, samc_error *err)
+{
+    size_t n = strlen(s);
+    if (n > 3 && !strcmp(s + n - 3, ".h5"))
+        return samc_sam2_config_from_h5(s, cfg, err);
+    if ((n > 5 && !strcmp(s + n - 5, ".json")) || strchr(s, '/'))
+        return samc_sam2_config_from_json_file(s, cfg, err);
+    return samc_sam2_config_preset(s, cfg, err);
+}

@@ -1,0 +1,159 @@
+/* config.h - SAM 2 / 2.1 model configuration.
+ *
+ * One struct holds everything the official YAML `model:` section (plus the
+ * builder's overrides and the class defaults) decides. It comes from
+ *   - a built-in preset ("sam2.1_hiera_t", "sam2_hiera_b+", ...),
+ *   - the JSON of a parity dump's /model/config_json or a NAME.config.json
+ *     file written by tools/make_checkpoint.py (the `model` section with its
+ *     `_target_` keys), or
+ *   - detection from the weight shapes of a checkpoint.
+ * Values absent from the JSON take the official constructor defaults
+ * (hieradet.Hiera, SAM2Base, MaskDecoder, ...), not the preset values.
+ */
+#ifndef SAMC_CORE_CONFIG_H
+#define SAMC_CORE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "samc_status.h"
+
+#define SAMC_MAX_STAGES 4
+#define SAMC_MAX_GLOBAL_BLOCKS 16
+#define SAMC_MAX_BLOCKS 64
+
+typedef struct samc_hiera_config {
+    int embed_dim, num_heads;
+    int num_stages;
+    int stages[SAMC_MAX_STAGES];
+    int q_pool;
+    int q_stride;                       /* square stride (2) */
+    double dim_mul, head_mul;
+    int bkg_h, bkg_w;                   /* window_pos_embed_bkg_spatial_size */
+    int window_spec[SAMC_MAX_STAGES];
+    int n_global;
+    int global_att_blocks[SAMC_MAX_GLOBAL_BLOCKS];
+    int patch_kernel, patch_stride, patch_padding; /* PatchEmbed defaults 7, 4, 3 */
+} samc_hiera_config;
+
+typedef struct samc_sine_pe_config {
+    int num_pos_feats;
+    double temperature;
+    bool normalize;
+    double scale;                       /* <= 0 means the default 2*pi */
+} samc_sine_pe_config;
+
+typedef struct samc_neck_config {
+    int d_model;
+    int n_levels;
+    int backbone_channel_list[SAMC_MAX_STAGES];
+    int n_top_down;
+    int fpn_top_down_levels[SAMC_MAX_STAGES];
+    bool fuse_avg;                      /* fuse_type "avg" */
+    bool interp_bilinear;               /* fpn_interp_model "bilinear" (else "nearest") */
+    int conv_kernel, conv_stride, conv_padding;
+    samc_sine_pe_config pe;
+    int scalp;                          /* ImageEncoder.scalp */
+} samc_neck_config;
+
+typedef struct samc_memory_attention_config {
+    int d_model, num_layers, dim_feedforward;
+    int self_heads, cross_heads, kv_in_dim;
+    double rope_theta;
+    int feat_h, feat_w;
+    bool pos_enc_at_input, pos_enc_at_attn;
+    bool pos_enc_at_cross_attn_keys, pos_enc_at_cross_attn_queries;
+    bool rope_k_repeat;
+} samc_memory_attention_config;
+
+typedef struct samc_memory_encoder_config {
+    int out_dim, in_dim;
+    int ds_kernel, ds_stride, ds_padding, ds_total_stride, ds_embed_dim;
+    int fuser_layers, fuser_dim, fuser_kernel, fuser_padding;
+    double layer_scale_init_value;
+    bool use_dwconv;
+    samc_sine_pe_config pe;
+} samc_memory_encoder_config;
+
+/* SAM2VideoPredictor's own options (its constructor's keyword arguments,
+ * keys of the model section like the SAM2Base ones). */
+typedef struct samc_sam2_video_config {
+    double fill_hole_area;              /* 0 = off */
+    bool non_overlap_masks, clear_non_cond_mem_around_input, add_all_frames_to_correct_as_cond;
+} samc_sam2_video_config;
+
+typedef struct samc_sam2_config {
+    char name[64];                      /* preset name or "custom" */
+    samc_hiera_config trunk;
+    samc_neck_config neck;
+    samc_memory_attention_config mem_attn;
+    samc_memory_encoder_config mem_enc;
+
+    samc_sam2_video_config video;
+
+    /* SAM2Base */
+    int image_size, backbone_stride, num_maskmem;
+    double sigmoid_scale_for_mem_enc, sigmoid_bias_for_mem_enc;
+    bool binarize_mask_from_pts_for_mem_enc, use_mask_input_as_output_without_sam;
+    int max_cond_frames_in_attn;
+    bool directly_add_no_mem_embed, use_high_res_features_in_sam;
+    bool multimask_output_in_sam;
+    int multimask_min_pt_num, multimask_max_pt_num;
+    bool multimask_output_for_tracking, use_multimask_token_for_obj_ptr;
+    bool iou_prediction_use_sigmoid;
+    int memory_temporal_stride_for_eval;
+    bool non_overlap_masks_for_mem_enc, use_obj_ptrs_in_encoder;
+    int max_obj_ptrs_in_encoder;
+    bool add_tpos_enc_to_obj_ptrs, proj_tpos_enc_in_obj_ptrs, use_signed_tpos_enc_to_obj_ptrs;
+    bool only_obj_ptrs_in_the_past_for_eval;
+    bool pred_obj_scores, pred_obj_scores_mlp, fixed_no_obj_ptr, soft_no_obj_ptr;
+    bool use_mlp_for_obj_ptr_proj, no_obj_embed_spatial;
+
+    /* sam_mask_decoder_extra_args (added by build_sam2*) */
+    bool dynamic_multimask_via_stability;
+    double dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
+
+    /* Fixed by SAM2Base._build_sam_heads (not configurable in the YAML). */
+    int mask_in_chans, num_multimask_outputs, twoway_depth, twoway_mlp_dim, twoway_heads;
+    int iou_head_depth, iou_head_hidden_dim;
+} samc_sam2_config;
+
+/* Names of the built-in presets, NULL-terminated. */
+extern const char *const samc_sam2_preset_names[];
+
+/* Fill cfg from a built-in preset (as build_sam2 would build it, i.e. with
+ * the dynamic multimask overrides). Unknown name -> SAMC_ERR_ARG listing the
+ * valid names. */
+samc_status samc_sam2_config_preset(const char *name, samc_sam2_config *cfg, samc_error *err);
+
+/* Parse the `model` section JSON (with `_target_` keys). `what` names the
+ * source in error messages (a file path or "dump.h5:/model/config_json"). */
+samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_sam2_config *cfg,
+                                       samc_error *err);
+/* Read a JSON file (NAME.config.json) and parse it. */
+samc_status samc_sam2_config_from_json_file(const char *path, samc_sam2_config *cfg,
+                                            samc_error *err);
+
+/* The config_json of a parity dump (.h5). */
+samc_status samc_sam2_config_from_h5(const char *path, samc_sam2_config *cfg, samc_error *err);
+
+/* Resolve a --config argument: a preset name, a path to a JSON file, or a
+ * parity dump (.h5) whose /model/config_json is used. */
+samc_status samc_sam2_config_resolve(const char *name_or_path, samc_sam2_config *cfg,
+                                     samc_error *err);
+
+/* Derived quantities of the trunk. */
+int samc_hiera_depth(const samc_hiera_config *h);
+/* Per-block layout, as built by Hiera.__init__ (window lag, q-pool, dims). */
+typedef struct samc_hiera_block_spec {
+    int dim, dim_out, heads, window, q_stride;
+} samc_hiera_block_spec;
+samc_status samc_hiera_block_specs(const samc_hiera_config *h, samc_hiera_block_spec *specs,
+                                   int max_blocks, samc_error *err);
+/* Index of the last block of each stage (stage_ends). Returns count. */
+int samc_hiera_stage_ends(const samc_hiera_config *h, int *ends);
+
+/* Check internal consistency (neck channels == trunk stage dims, positive
+ * sizes, image_size divisible by the strides, ...). */
+samc_status samc_sam2_config_validate(const samc_sam2_config *cfg, samc_error *err);
+
+#endif

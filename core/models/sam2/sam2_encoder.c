@@ -1,0 +1,560 @@
+/* sam2_encoder.c - the image encoder: @preprocess, the Hiera trunk, the FPN
+ * neck and forward_image's conv_s0/conv_s1 (SAM2ImagePredictor.set_image ->
+ * SAM2Base.forward_image -> ImageEncoder). Registry rows, weights, isolated
+ * runners and wiring of these layers. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/error.h"
+#include "core/models/sam2/hiera_pos_embed.h"
+#include "core/models/sam2/sam2_model.h"
+
+#define IMG SAMC_OPS_SAM2_IMAGE
+#define OP(kind) offsetof(samc_sam2_image_ops, kind)
+#define OPS(L) ((const samc_sam2_image_ops *)(L)->ops)
+
+enum { PREPROCESS, PATCH_EMBED, BLOCK, TRUNK, NECK, IMAGE_ENCODER, CONV_S0, CONV_S1, N_DEFS };
+
+static int count_blocks(const void *model) { return ((const samc_sam2_model *)model)->depth; }
+static int block_class(const void *model, int index);
+
+static samc_isolated_body iso_preprocess, iso_patch_embed, iso_block, iso_neck, iso_trunk, iso_image_encoder,
+    iso_conv_s0, iso_conv_s1;
+static samc_status ex_preprocess(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_patch_embed(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_block(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_neck(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_conv_s0(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_conv_s1(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+
+static const samc_layer_def defs[N_DEFS] = {
+    [PREPROCESS] = {"@preprocess", IMG, OP(preprocess), OP(preprocess_frame), SAMC_LAYER_PARITY, NULL, iso_preprocess, ex_preprocess},
+    [PATCH_EMBED] = {"image_encoder.trunk.patch_embed", IMG, OP(patch_embed), SAMC_NO_OP, SAMC_LAYER_PARITY, NULL, iso_patch_embed, ex_patch_embed},
+    [BLOCK] = {"image_encoder.trunk.blocks.#", IMG, OP(hiera_block), SAMC_NO_OP, SAMC_LAYER_PARITY, count_blocks, iso_block, ex_block, block_class},
+    [TRUNK] = {"image_encoder.trunk", -1, SAMC_NO_OP, SAMC_NO_OP, SAMC_LAYER_PARITY, NULL, iso_trunk, NULL},
+    [NECK] = {"image_encoder.neck", IMG, OP(fpn_neck), SAMC_NO_OP, SAMC_LAYER_PARITY, NULL, iso_neck, ex_neck},
+    [IMAGE_ENCODER] = {"image_encoder", -1, SAMC_NO_OP, SAMC_NO_OP, SAMC_LAYER_PARITY, NULL, iso_image_encoder, NULL},
+    [CONV_S0] = {"sam_mask_decoder.conv_s0", IMG, OP(conv2d), SAMC_NO_OP, 0, NULL, iso_conv_s0, ex_conv_s0},
+    [CONV_S1] = {"sam_mask_decoder.conv_s1", IMG, OP(conv2d), SAMC_NO_OP, 0, NULL, iso_conv_s1, ex_conv_s1},
+};
+const samc_layer_part samc__sam2_encoder_part = {defs, N_DEFS};
+
+static const char *const slot0[] = {"0"};
+
+/* ---- weights ---------------------------------------------------------------- */
+
+static void describe_block(samc_sd *sd, samc_hiera_block *blk, const samc_hiera_block_spec *sp, int i)
+{
+    const int d = sp->dim, o = sp->dim_out;
+    *blk = (samc_hiera_block){.dim = d, .dim_out = o, .heads = sp->heads, .window = sp->window,
+                              .q_stride = sp->q_stride, .has_proj = d != o};
+    samc_sd_prefix(sd, "image_encoder.trunk.blocks.%d.", i);
+    samc_sd_norm(sd, &blk->norm1, "norm1", d, 1e-6f); /* Hiera's "LayerNorm" string -> eps 1e-6 */
+    samc_sd_linear(sd, &blk->qkv, "attn.qkv", d, 3 * o, true);
+    samc_sd_linear(sd, &blk->attn_proj, "attn.proj", o, o, true);
+    samc_sd_norm(sd, &blk->norm2, "norm2", o, 1e-6f);
+    samc_sd_linear(sd, &blk->mlp_fc1, "mlp.layers.0", o, 4 * o, true);
+    samc_sd_linear(sd, &blk->mlp_fc2, "mlp.layers.1", 4 * o, o, true);
+    if (blk->has_proj)
+        samc_sd_linear(sd, &blk->proj, "proj", d, o, true);
+}
+
+static samc_status describe_trunk(samc_sd *sd, samc_sam2_model *m, samc_error *err)
+{
+    const samc_hiera_config *h = &m->cfg.trunk;
+    samc_hiera_block_spec sp[SAMC_MAX_BLOCKS];
+    samc_status st = samc_hiera_block_specs(h, sp, SAMC_MAX_BLOCKS, err);
+    if (st)
+        return st;
+    const int C = h->embed_dim, ws = h->window_spec[0];
+    samc_sd_prefix(sd, "image_encoder.trunk.");
+    const float *pos = samc_sd_tensor(sd, 4, (const int64_t[]){1, C, h->bkg_h, h->bkg_w}, "pos_embed");
+    const float *pos_win = samc_sd_tensor(sd, 4, (const int64_t[]){1, C, ws, ws}, "pos_embed_window");
+    samc_sd_conv(sd, &m->patch_embed, "patch_embed.proj", 3, C, h->patch_kernel, h->patch_stride, h->patch_padding, 1,
+                 true);
+    m->depth = samc_hiera_depth(h);
+    m->n_stages = samc_hiera_stage_ends(h, m->stage_ends);
+    for (int i = 0; i < m->depth; i++)
+        describe_block(sd, &m->blocks[i], &sp[i], i);
+    m->grid = m->cfg.image_size / h->patch_stride;
+    if (!pos || !pos_win)
+        return SAMC_OK; /* describing only, or a missing key: samc_sd_finish reports it */
+    /* The absolute position embedding depends only on the weights and the
+     * grid: computed once (Hiera._get_pos_embed). */
+    m->pos_embed = malloc((size_t)m->grid * m->grid * C * sizeof(float));
+    if (!m->pos_embed)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory for the position embedding");
+    st = samc_hiera_pos_embed(pos, C, h->bkg_h, h->bkg_w, pos_win, ws, ws, m->grid, m->grid, m->pos_embed);
+    return st ? samc_fail(err, st, "cannot compute the Hiera position embedding") : SAMC_OK;
+}
+
+static void describe_neck(samc_sd *sd, samc_sam2_model *m)
+{
+    const samc_neck_config *n = &m->cfg.neck;
+    samc_fpn_neck *k = &m->neck;
+    memset(k, 0, sizeof *k);
+    k->d_model = n->d_model, k->n_levels = n->n_levels;
+    samc_sd_prefix(sd, "image_encoder.neck.");
+    char name[64];
+    for (int i = 0; i < n->n_levels; i++) {
+        snprintf(name, sizeof name, "convs.%d.conv", i);
+        samc_sd_conv(sd, &k->convs[i], name, n->backbone_channel_list[i], n->d_model, n->conv_kernel, n->conv_stride,
+                     n->conv_padding, 1, true);
+    }
+    for (int i = 0; i < n->n_top_down; i++)
+        k->top_down[n->fpn_top_down_levels[i]] = true;
+    k->fuse_avg = n->fuse_avg;
+    k->interp_bilinear = n->interp_bilinear;
+    k->pe = (samc_sine_pe){n->pe.num_pos_feats, (float)n->pe.temperature, n->pe.normalize,
+                           n->pe.scale > 0 ? (float)n->pe.scale : (float)(2.0 * 3.14159265358979323846)};
+}
+
+samc_status samc__sam2_describe_encoder(samc_sd *sd, samc_sam2_model *m, samc_error *err)
+{
+    samc_status st = describe_trunk(sd, m, err);
+    if (!st)
+        describe_neck(sd, m);
+    return st;
+}
+
+/* ---- wiring ------------------------------------------------------------------- */
+
+/* (1,H,W,C) BHWC -> (1,C,H,W) NCHW, as Hiera.forward's permute(0,3,1,2). */
+static samc_status bhwc_to_nchw(const samc_tensor *x, samc_tensor *y, samc_error *err)
+{
+    const int64_t B = x->shape[0], H = x->shape[1], W = x->shape[2], C = x->shape[3];
+    samc_status st = samc_tensor_allocv(y, err, 4, B, C, H, W);
+    for (int64_t b = 0; !st && b < B; b++)
+        for (int64_t i = 0; i < H * W; i++)
+            for (int64_t c = 0; c < C; c++)
+                y->data[(b * C + c) * H * W + i] = x->data[(b * H * W + i) * C + c];
+    return st;
+}
+
+/* Hiera.forward: patch embed, + pos embed, blocks, stage outputs (NCHW). */
+static samc_status trunk(samc_exec *x, const samc_tensor *img, const samc_scope *sc, samc_tensor *stage_out,
+                         samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const int G = m->grid, C = m->cfg.trunk.embed_dim, S = m->cfg.image_size;
+    if (img->ndim != 4 || img->shape[0] != 1 || img->shape[1] != 3 || img->shape[2] != S || img->shape[3] != S)
+        return samc_fail(err, SAMC_ERR_SHAPE, "image encoder input must be (1,3,%d,%d)", S, S);
+    samc_tensor cur = {0}, nxt = {0};
+    samc_status st = samc_tensor_allocv(&cur, err, 4, (int64_t)1, (int64_t)G, (int64_t)G, (int64_t)C);
+    const samc_layer *L = samc_layer_get(x, &defs[PATCH_EMBED], 0);
+    const samc_tensor *outs[SAMC_MAX_STAGES] = {&cur};
+    if (!st)
+        st = samc_layer_done(x, L, sc, OPS(L)->patch_embed(samc_layer_ctx(x, L), &m->patch_embed, img, &cur), err, 1,
+                             slot0, outs);
+    for (int64_t i = 0; !st && i < (int64_t)G * G * C; i++)
+        cur.data[i] += m->pos_embed[i];
+    for (int i = 0, stage = 0; !st && i < m->depth; i++) {
+        const samc_hiera_block *blk = &m->blocks[i];
+        const int64_t s = blk->q_stride ? blk->q_stride : 1;
+        if ((st = samc_tensor_allocv(&nxt, err, 4, cur.shape[0], cur.shape[1] / s, cur.shape[2] / s,
+                                     (int64_t)blk->dim_out)))
+            break;
+        L = samc_layer_get(x, &defs[BLOCK], i);
+        outs[0] = &nxt;
+        if ((st = samc_layer_done(x, L, sc, OPS(L)->hiera_block(samc_layer_ctx(x, L), blk, &cur, &nxt), err, 1,
+                                  slot0, outs)))
+            break;
+        samc_tensor_release(&cur);
+        cur = nxt;
+        memset(&nxt, 0, sizeof nxt);
+        if (stage < m->n_stages && i == m->stage_ends[stage])
+            st = bhwc_to_nchw(&cur, &stage_out[stage++], err);
+    }
+    if (!st) {
+        static const char *const slots[] = {"0", "1", "2", "3"};
+        for (int k = 0; k < m->n_stages; k++)
+            outs[k] = &stage_out[k];
+        samc_layer_emit(x, samc_layer_get(x, &defs[TRUNK], 0), sc, m->n_stages, slots, outs);
+    }
+    samc_tensor_release(&cur), samc_tensor_release(&nxt);
+    return st;
+}
+
+/* FpnNeck + ImageEncoder (scalp), traced under their module names. */
+static samc_status neck_and_scalp(samc_exec *x, const samc_scope *sc, samc_tensor *xs, samc_tensor *feat,
+                                  samc_tensor *pos, samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const int L = m->neck.n_levels, D = m->neck.d_model;
+    samc_status st = SAMC_OK;
+    for (int i = 0; !st && i < L; i++)
+        if (!(st = samc_tensor_allocv(&feat[i], err, 4, (int64_t)1, (int64_t)D, xs[i].shape[2], xs[i].shape[3])))
+            st = samc_tensor_allocv(&pos[i], err, 4, (int64_t)1, (int64_t)D, xs[i].shape[2], xs[i].shape[3]);
+    char names[1 + 2 * SAMC_FPN_MAX_LEVELS][24];
+    const char *slots[1 + 2 * SAMC_FPN_MAX_LEVELS];
+    const samc_tensor *t[1 + 2 * SAMC_FPN_MAX_LEVELS];
+    for (int i = 0; i < L; i++) {
+        snprintf(names[i], 24, "0.%d", i), slots[i] = names[i], t[i] = &feat[i];
+        snprintf(names[L + i], 24, "1.%d", i), slots[L + i] = names[L + i], t[L + i] = &pos[i];
+    }
+    const samc_layer *neck = samc_layer_get(x, &defs[NECK], 0);
+    if (!st)
+        st = samc_layer_done(x, neck, sc, OPS(neck)->fpn_neck(samc_layer_ctx(x, neck), &m->neck, xs, feat, pos), err,
+                             2 * L, slots, t);
+    if (st)
+        return st;
+    /* ImageEncoder.forward: drop the `scalp` lowest-resolution levels. */
+    const int K = L - m->cfg.neck.scalp;
+    int n = 0;
+    snprintf(names[n], 24, "vision_features"), slots[n] = names[n], t[n++] = &feat[K - 1];
+    for (int i = 0; i < K; i++)
+        snprintf(names[n], 24, "vision_pos_enc.%d", i), slots[n] = names[n], t[n++] = &pos[i];
+    for (int i = 0; i < K; i++)
+        snprintf(names[n], 24, "backbone_fpn.%d", i), slots[n] = names[n], t[n++] = &feat[i];
+    samc_layer_emit(x, samc_layer_get(x, &defs[IMAGE_ENCODER], 0), sc, n, slots, t);
+    return SAMC_OK;
+}
+
+static samc_status conv_s(samc_exec *x, int def, const samc_conv2d *c, const samc_tensor *in, samc_tensor *out,
+                          samc_error *err)
+{
+    const samc_layer *L = samc_layer_get(x, &defs[def], 0);
+    samc_status st = samc_tensor_allocv(out, err, 4, (int64_t)1, (int64_t)c->cout, in->shape[2], in->shape[3]);
+    return st ? st : samc_layer_done(x, L, NULL, OPS(L)->conv2d(samc_layer_ctx(x, L), c, in, out), err, 0, NULL, NULL);
+}
+
+/* forward_image's conv_s0/conv_s1 and set_image's no_mem_embed. */
+static samc_status heads_inputs(samc_exec *x, samc_tensor *feat, samc_tensor *pos, samc_sam2_features *f,
+                                samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const int K = m->neck.n_levels - m->cfg.neck.scalp, D = m->neck.d_model;
+    samc_status st;
+    if (m->cfg.use_high_res_features_in_sam) {
+        if (K < 3)
+            return samc_fail(err, SAMC_ERR_UNSUPPORTED, "high-res features need 3 levels after scalp, have %d", K);
+        if ((st = conv_s(x, CONV_S0, &m->mask_decoder.conv_s0, &feat[0], &f->feat_s0, err)) ||
+            (st = conv_s(x, CONV_S1, &m->mask_decoder.conv_s1, &feat[1], &f->feat_s1, err)))
+            return st;
+    }
+    const samc_tensor *top = &feat[K - 1];
+    if (top->shape[2] != m->emb || top->shape[3] != m->emb)
+        return samc_fail(err, SAMC_ERR_SHAPE, "image embedding is %lldx%lld, expected %dx%d", (long long)top->shape[2],
+                         (long long)top->shape[3], m->emb, m->emb);
+    if ((st = samc_tensor_copy(&f->vision_features, top, err)) ||
+        (st = samc_tensor_copy(&f->vision_pos, &pos[K - 1], err)) || (st = samc_tensor_copy(&f->image_embed, top, err)))
+        return st;
+    const int64_t hw = (int64_t)m->emb * m->emb;
+    if (m->cfg.directly_add_no_mem_embed)
+        for (int c = 0; c < D; c++)
+            for (int64_t i = 0; i < hw; i++)
+                f->image_embed.data[c * hw + i] += m->no_mem_embed[c];
+    return SAMC_OK;
+}
+
+samc_status samc_sam2_encode_tensor(samc_exec *x, const samc_tensor *img, const samc_scope *sc,
+                                    samc_sam2_features *f, samc_error *err)
+{
+    samc_tensor xs[SAMC_MAX_STAGES] = {{0}}, feat[SAMC_FPN_MAX_LEVELS] = {{0}}, pos[SAMC_FPN_MAX_LEVELS] = {{0}};
+    samc_status st = trunk(x, img, sc, xs, err);
+    if (!st)
+        st = neck_and_scalp(x, sc, xs, feat, pos, err);
+    if (!st)
+        st = heads_inputs(x, feat, pos, f, err);
+    for (int i = 0; i < SAMC_MAX_STAGES; i++)
+        samc_tensor_release(&xs[i]), samc_tensor_release(&feat[i]), samc_tensor_release(&pos[i]);
+    if (st)
+        samc_sam2_features_release(f);
+    return st;
+}
+
+static samc_status preprocess(samc_exec *x, const samc_scope *sc, bool video, bool trace, const uint8_t *rgb, int h,
+                              int w, samc_tensor *out, samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const int64_t S = m->cfg.image_size;
+    const samc_layer *L = samc_layer_get(x, &defs[PREPROCESS], 0);
+    samc_status st = samc_tensor_allocv(out, err, 4, (int64_t)1, (int64_t)3, S, S);
+    if (st)
+        return st;
+    samc_ctx *ctx = samc_layer_ctx(x, L);
+    st = video ? OPS(L)->preprocess_frame(ctx, rgb, h, w, (int)S, out) : OPS(L)->preprocess(ctx, rgb, h, w, (int)S, out);
+    const samc_tensor *outs[] = {out};
+    st = samc_layer_done(x, L, sc, st, err, trace ? 1 : 0, slot0, outs);
+    if (st)
+        samc_tensor_release(out);
+    return st;
+}
+
+samc_status samc_sam2_preprocess_frame(samc_exec *x, const samc_scope *sc, bool trace, const uint8_t *rgb, int h,
+                                       int w, samc_tensor *out, samc_error *err)
+{
+    return preprocess(x, sc, true, trace, rgb, h, w, out, err);
+}
+
+samc_status samc_sam2_encode_image(samc_exec *x, const uint8_t *rgb, int h, int w, samc_sam2_features *f,
+                                   samc_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (!rgb || h <= 0 || w <= 0)
+        return samc_fail(err, SAMC_ERR_ARG, "image is empty (%dx%d)", w, h);
+    samc_tensor img = {0};
+    samc_status st = preprocess(x, &samc_no_scope, false, true, rgb, h, w, &img, err);
+    if (!st)
+        st = samc_sam2_encode_tensor(x, &img, &samc_no_scope, f, err);
+    samc_tensor_release(&img);
+    f->orig_h = h, f->orig_w = w;
+    return st;
+}
+
+void samc_sam2_features_release(samc_sam2_features *f)
+{
+    samc_tensor_release(&f->image_embed);
+    samc_tensor_release(&f->feat_s0);
+    samc_tensor_release(&f->feat_s1);
+    samc_tensor_release(&f->vision_features);
+    samc_tensor_release(&f->vision_pos);
+}
+
+/* ---- isolated runners ------------------------------------------------------- */
+
+static samc_status iso_preprocess(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                                  samc_error *err)
+{
+    (void)index;
+    samc_tensor img = {0};
+    samc_status st = samc_io_tensor(in, "0", NULL, &img, err);
+    if (!st && (img.ndim != 3 || img.shape[2] != 3))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "@preprocess: in/0 must be [H,W,3]");
+    const int64_t n = st ? 0 : samc_numel(&img);
+    uint8_t *rgb = st ? NULL : malloc((size_t)n);
+    if (!st && !rgb)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; !st && i < n; i++)
+        rgb[i] = (uint8_t)img.data[i];
+    samc_tensor *y = st ? NULL : samc_layer_out_slot(out, "0");
+    if (!st)
+        st = preprocess(x, &samc_no_scope, in->video, false, rgb, (int)img.shape[0], (int)img.shape[1], y, err);
+    free(rgb);
+    samc_tensor_release(&img);
+    return st;
+}
+
+static samc_status iso_patch_embed(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                                   samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const samc_layer *L = samc_layer_get(x, &defs[PATCH_EMBED], index);
+    samc_tensor img = {0};
+    samc_status st = samc_io_tensor(in, "x", "0", &img, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    const int64_t G = img.ndim == 4 ? img.shape[2] / m->cfg.trunk.patch_stride : 0;
+    if (!st && !(st = samc_tensor_allocv(y, err, 4, img.shape[0], G, G, (int64_t)m->cfg.trunk.embed_dim)))
+        st = samc_layer_done(x, L, NULL, OPS(L)->patch_embed(samc_layer_ctx(x, L), &m->patch_embed, &img, y), err, 0,
+                             NULL, NULL);
+    samc_tensor_release(&img);
+    return st;
+}
+
+static samc_status iso_block(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out, samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const samc_layer *L = samc_layer_get(x, &defs[BLOCK], index);
+    const samc_hiera_block *b = &m->blocks[index];
+    const int64_t s = b->q_stride ? b->q_stride : 1;
+    samc_tensor t = {0};
+    samc_status st = samc_io_tensor(in, "x", "0", &t, err);
+    if (!st && (t.ndim != 4 || t.shape[3] != b->dim))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "block %d: recorded input is not (B,H,W,%d)", index, b->dim);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st && !(st = samc_tensor_allocv(y, err, 4, t.shape[0], t.shape[1] / s, t.shape[2] / s, (int64_t)b->dim_out)))
+        st = samc_layer_done(x, L, NULL, OPS(L)->hiera_block(samc_layer_ctx(x, L), b, &t, y), err, 0, NULL, NULL);
+    samc_tensor_release(&t);
+    return st;
+}
+
+static samc_status iso_neck(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out, samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    const samc_layer *neck = samc_layer_get(x, &defs[NECK], index);
+    const int L = m->neck.n_levels;
+    samc_tensor xs[SAMC_FPN_MAX_LEVELS] = {{0}}, feat[SAMC_FPN_MAX_LEVELS] = {{0}}, pos[SAMC_FPN_MAX_LEVELS] = {{0}};
+    samc_status st = SAMC_OK;
+    char name[16], alt[16];
+    for (int i = 0; !st && i < L; i++) {
+        snprintf(name, sizeof name, "xs.%d", i), snprintf(alt, sizeof alt, "0.%d", i);
+        st = samc_io_tensor(in, name, alt, &xs[i], err);
+    }
+    for (int i = 0; !st && i < L; i++)
+        if (!(st = samc_tensor_allocv(&feat[i], err, 4, xs[i].shape[0], (int64_t)m->neck.d_model, xs[i].shape[2],
+                                      xs[i].shape[3])))
+            st = samc_tensor_alloc(&pos[i], 4, feat[i].shape, err);
+    if (!st)
+        st = samc_layer_done(x, neck, NULL, OPS(neck)->fpn_neck(samc_layer_ctx(x, neck), &m->neck, xs, feat, pos), err,
+                             0, NULL, NULL);
+    for (int k = 0; k < 2; k++) /* the op writes arrays of outputs; hand them over as slots 0.i, 1.i */
+        for (int i = 0; i < L; i++) {
+            samc_tensor *src = k ? &pos[i] : &feat[i];
+            snprintf(name, sizeof name, "%d.%d", k, i);
+            samc_tensor *y = st ? NULL : samc_layer_out_slot(out, name);
+            if (y)
+                *y = *src, memset(src, 0, sizeof *src);
+        }
+    for (int i = 0; i < L; i++)
+        samc_tensor_release(&xs[i]), samc_tensor_release(&feat[i]), samc_tensor_release(&pos[i]);
+    return st;
+}
+
+/* image_encoder.trunk and image_encoder: the subtree from the recorded input. */
+static samc_status iso_encoder(samc_exec *x, bool trunk_only, const samc_layer_io *in, samc_layer_out *out,
+                               samc_error *err)
+{
+    const samc_layer *L = samc_layer_get(x, &defs[trunk_only ? TRUNK : IMAGE_ENCODER], 0);
+    samc_tensor img = {0}, stages[SAMC_MAX_STAGES] = {{0}};
+    samc_sam2_features f = {0};
+    samc_capture c;
+    samc_status st = samc_io_tensor(in, trunk_only ? "x" : "sample", "0", &img, err);
+    samc_capture_begin(x, &c, L->name, out);
+    if (!st)
+        st = trunk_only ? trunk(x, &img, &samc_no_scope, stages, err)
+                        : samc_sam2_encode_tensor(x, &img, &samc_no_scope, &f, err);
+    samc_capture_end(x, &c);
+    for (int i = 0; i < SAMC_MAX_STAGES; i++)
+        samc_tensor_release(&stages[i]);
+    samc_sam2_features_release(&f);
+    samc_tensor_release(&img);
+    if (!st && out->n == 0)
+        st = samc_fail(err, SAMC_ERR_INTERNAL, "%s produced no trace output", L->name);
+    return st;
+}
+
+static samc_status iso_trunk(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out, samc_error *err)
+{
+    (void)index;
+    return iso_encoder(x, true, in, out, err);
+}
+
+static samc_status iso_image_encoder(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                                     samc_error *err)
+{
+    (void)index;
+    return iso_encoder(x, false, in, out, err);
+}
+
+/* ---- op-test inputs ------------------------------------------------------------ */
+
+/* The side of block i's input map at the model's image size, or a reduced
+ * side: two windows across (16 for global attention), one window (8) for the
+ * wide late-stage blocks whose scalar reference is the slowest. */
+static int block_side(const samc_sam2_model *m, int i, bool full)
+{
+    int H = m->grid;
+    for (int k = 0; k < i; k++)
+        if (m->blocks[k].q_stride)
+            H /= m->blocks[k].q_stride;
+    const int w = m->blocks[i].window, wide = m->blocks[i].dim_out >= 512;
+    const int cap = w ? (wide ? w : 2 * w) : (wide ? 8 : 16);
+    return full || H <= cap ? H : cap;
+}
+
+/* Blocks differ by dims, heads, window, pooling and map size (reduced grid). */
+static int block_class(const void *model, int index)
+{
+    const samc_sam2_model *m = model;
+    const samc_hiera_block *b = &m->blocks[index];
+    unsigned h = 2166136261u;
+    const int key[] = {b->dim, b->dim_out, b->heads, b->window, b->q_stride, block_side(m, index, false)};
+    for (size_t i = 0; i < sizeof key / sizeof key[0]; i++)
+        h = (h ^ (unsigned)key[i]) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
+
+static samc_status ex_preprocess(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                 samc_error *err)
+{
+    (void)model, (void)index;
+    const int64_t h = full ? 768 : 120, w = full ? 1024 : 160; /* a 4:3 photo, resized to the square input */
+    in->video = false;
+    return samc_inputs_random(in, "0", seed, 0, 256, err, 3, h, w, (int64_t)3) ? SAMC_OK : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_patch_embed(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                  samc_error *err)
+{
+    (void)index;
+    const int64_t S = full ? ((const samc_sam2_model *)model)->cfg.image_size : 256;
+    return samc_inputs_random(in, "x", seed, -2, 2, err, 4, (int64_t)1, (int64_t)3, S, S) ? SAMC_OK : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_block(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                            samc_error *err)
+{
+    const samc_sam2_model *m = model;
+    const int64_t H = block_side(m, index, full);
+    return samc_inputs_random(in, "x", seed, -2, 2, err, 4, (int64_t)1, H, H, (int64_t)m->blocks[index].dim)
+               ? SAMC_OK
+               : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_neck(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                           samc_error *err)
+{
+    (void)index;
+    const samc_sam2_model *m = model;
+    int64_t H = full ? m->grid : 32;
+    char name[16];
+    for (int i = 0; i < m->neck.n_levels; i++, H /= 2) { /* xs high -> low resolution; convs are reversed */
+        snprintf(name, sizeof name, "xs.%d", i);
+        const int64_t C = m->neck.convs[m->neck.n_levels - 1 - i].cin;
+        if (!samc_inputs_random(in, name, seed + (uint64_t)i, -2, 2, err, 4, (int64_t)1, C, H, H))
+            return SAMC_ERR_NOMEM;
+    }
+    return SAMC_OK;
+}
+
+static samc_status ex_conv_s(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                             samc_error *err, int level)
+{
+    (void)index;
+    const samc_sam2_model *m = model;
+    const int64_t H = (full ? 4 * m->emb : 64) >> level;
+    return samc_inputs_random(in, "0", seed, -2, 2, err, 4, (int64_t)1, (int64_t)m->neck.d_model, H, H)
+               ? SAMC_OK
+               : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_conv_s0(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                              samc_error *err)
+{
+    return ex_conv_s(model, index, seed, full, in, err, 0);
+}
+
+static samc_status ex_conv_s1(const void *model, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                              samc_error *err)
+{
+    return ex_conv_s(model, index, seed, full, in, err, 1);
+}
+
+/* conv_s0 / conv_s1 alone: in/0 (1,D,h,w). */
+static samc_status iso_conv_s(samc_exec *x, int def, const samc_layer_io *in, samc_layer_out *out, samc_error *err)
+{
+    const samc_sam2_model *m = x->model;
+    samc_tensor t = {0};
+    samc_status st = samc_io_tensor(in, "0", NULL, &t, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st)
+        st = conv_s(x, def, def == CONV_S0 ? &m->mask_decoder.conv_s0 : &m->mask_decoder.conv_s1, &t, y, err);
+    samc_tensor_release(&t);
+    return st;
+}
+
+static samc_status iso_conv_s0(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                               samc_error *err)
+{
+    (void)index;
+    return iso_conv_s(x, CONV_S0, in, out, err);
+}
+
+static samc_status iso_conv_s1(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                               samc_error *err)
+{
+    (void)index;
+    return iso_conv_s(x, CONV_S1, in, out, err);
+}

@@ -1,0 +1,312 @@
+/* exec.c - layer instances, their implementation (resolved once), the call
+ * helpers and the trace. */
+#include "core/runtime/exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/error.h"
+
+const samc_scope samc_no_scope = {-1, -1};
+
+/* ---- the model's prepared weights ---------------------------------------- */
+
+void samc_model_base_init(samc_model_base *b)
+{
+    memset(b, 0, sizeof *b);
+    pthread_mutex_init(&b->lock, NULL);
+}
+
+void samc_model_base_free(samc_model_base *b)
+{
+    for (int s = 0; s < SAMC_PREP_SLOTS; s++) {
+        if (!b->prepared[s])
+            continue;
+        for (int i = 0; i < samc_impl_count(); i++) {
+            const samc_impl *impl = samc_impl_get(i);
+            if (samc_impl_prep_slot(impl) == s && impl->release)
+                impl->release(b->prep_arena[s]);
+        }
+    }
+    samc_param_list_free(&b->params);
+    samc_weights_free(b->weights);
+    pthread_mutex_destroy(&b->lock);
+}
+
+samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_error *err)
+{
+    const int slot = samc_impl_prep_slot(impl);
+    if (!impl->prepare || slot < 0)
+        return SAMC_OK;
+    pthread_mutex_lock(&b->lock);
+    samc_status st = SAMC_OK;
+    if (!b->prepared[slot]) {
+        st = impl->prepare(&b->params, slot, &b->prep_arena[slot], err);
+        if (st)
+            samc_error_prefix(err, "preparing the weights for implementation '%s'", impl->name);
+        b->prepared[slot] = st == SAMC_OK;
+    }
+    pthread_mutex_unlock(&b->lock);
+    return st;
+}
+
+/* ---- instances ------------------------------------------------------------- */
+
+static int def_count(const samc_layer_def *d, const void *model)
+{
+    return strchr(d->pattern, '#') ? (d->count ? d->count(model) : 0) : 1;
+}
+
+static void instance_name(const samc_layer_def *d, int index, char *buf, size_t n)
+{
+    const char *hash = strchr(d->pattern, '#');
+    if (!hash)
+        snprintf(buf, n, "%s", d->pattern);
+    else
+        snprintf(buf, n, "%.*s%d%s", (int)(hash - d->pattern), d->pattern, index, hash + 1);
+}
+
+static samc_status make_instances(samc_exec *x, samc_error *err)
+{
+    int n = 0;
+    for (int p = 0; p < x->fam->n_parts; p++)
+        for (int i = 0; i < x->fam->parts[p]->n; i++)
+            n += def_count(&x->fam->parts[p]->defs[i], x->model);
+    x->layers = calloc((size_t)(n ? n : 1), sizeof *x->layers);
+    if (!x->layers)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int p = 0; p < x->fam->n_parts; p++)
+        for (int i = 0; i < x->fam->parts[p]->n; i++) {
+            const samc_layer_def *d = &x->fam->parts[p]->defs[i];
+            for (int k = 0; k < def_count(d, x->model); k++) {
+                samc_layer *L = &x->layers[x->n_layers++];
+                L->def = d, L->index = k, L->prep_slot = -1;
+                instance_name(d, k, L->name, sizeof L->name);
+            }
+        }
+    return SAMC_OK;
+}
+
+static bool prefix_match(const char *prefix, const char *name)
+{
+    size_t n = strlen(prefix);
+    return !strncmp(prefix, name, n) && (name[n] == '\0' || name[n] == '.');
+}
+
+/* The implementation asked for L: the longest matching override, else the
+ * default; *explicit_ set when an override chose it. */
+static const samc_impl *wanted(const samc_exec *x, const samc_layer *L, const char **by)
+{
+    const samc_impl *best = x->impl;
+    size_t best_len = 0;
+    *by = NULL;
+    for (int i = 0; i < x->n_overrides; i++) {
+        size_t n = strlen(x->overrides[i].layer);
+        if (n >= best_len && prefix_match(x->overrides[i].layer, L->name)) {
+            best = x->overrides[i].impl, best_len = n;
+            *by = x->overrides[i].layer;
+        }
+    }
+    return best;
+}
+
+/* Every instance's implementation, then the preparation of each one used. */
+static samc_status resolve(samc_exec *x, samc_error *err)
+{
+    for (int i = 0; i < x->n_layers; i++) {
+        samc_layer *L = &x->layers[i];
+        const samc_layer_def *d = L->def;
+        const char *by;
+        const samc_impl *want = wanted(x, L, &by);
+        if (d->table < 0) { /* a composite: its children resolve themselves */
+            L->impl = want, L->ops = NULL, L->prep_slot = -1;
+            continue;
+        }
+        const samc_impl *from = samc_impl_provider(want, d->table, d->op);
+        if (from && d->op2 != SAMC_NO_OP && !samc_impl_has_body(from, d->table, d->op2))
+            from = NULL;
+        if (!from)
+            return samc_fail(err, SAMC_ERR_ARG, "%s%s%s: implementation '%s' has no body for layer %s", by ? "override " : "",
+                             by ? by : "--impl", by ? "" : "", want->name, L->name);
+        L->impl = from, L->ops = from->ops[d->table], L->prep_slot = samc_impl_prep_slot(from);
+    }
+    for (int i = 0; i < x->n_layers; i++) {
+        const samc_impl *impl = x->layers[i].impl;
+        samc_status st = x->layers[i].ops ? samc_model_prepare(x->base, impl, err) : SAMC_OK;
+        if (st)
+            return st;
+    }
+    return SAMC_OK;
+}
+
+samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const void *model, samc_model_base *base,
+                           samc_error *err)
+{
+    memset(x, 0, sizeof *x);
+    x->fam = fam, x->model = model, x->base = base;
+    x->impl = samc_impl_default();
+    samc_status st = make_instances(x, err);
+    if (!st)
+        st = resolve(x, err);
+    if (st)
+        samc_exec_free(x);
+    return st;
+}
+
+void samc_exec_free(samc_exec *x)
+{
+    if (x->ctx.scratch_free)
+        x->ctx.scratch_free(x->ctx.scratch);
+    free(x->layers);
+    memset(x, 0, sizeof *x);
+}
+
+static samc_status check_available(const samc_impl *impl, samc_error *err)
+{
+    const char *why = NULL;
+    if (impl->available && !impl->available(&why))
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "implementation '%s' cannot run on this CPU (%s)", impl->name,
+                         why ? why : "unsupported");
+    return SAMC_OK;
+}
+
+samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err)
+{
+    const samc_impl *impl = samc_impl_find(name);
+    char names[160];
+    if (!impl)
+        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", name ? name : "",
+                         samc_impl_names(names, sizeof names));
+    samc_status st = check_available(impl, err);
+    if (st)
+        return st;
+    const samc_impl *old = x->impl;
+    x->impl = impl;
+    if ((st = resolve(x, err))) {
+        x->impl = old;
+        resolve(x, NULL);
+    }
+    return st;
+}
+
+bool samc_exec_is_layer_name(const samc_exec *x, const char *name)
+{
+    for (int i = 0; i < x->n_layers; i++)
+        if (prefix_match(name, x->layers[i].name))
+            return true;
+    return false;
+}
+
+samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *err)
+{
+    const char *eq = spec ? strrchr(spec, '=') : NULL;
+    if (!eq || eq == spec || !eq[1])
+        return samc_fail(err, SAMC_ERR_ARG,
+                         "--impl-override '%s': expected LAYER=IMPL (e.g. image_encoder.trunk.blocks.3=ref)",
+                         spec ? spec : "");
+    const size_t n = (size_t)(eq - spec);
+    char layer[SAMC_LAYER_NAME_MAX], names[160];
+    if (n >= sizeof layer)
+        return samc_fail(err, SAMC_ERR_ARG, "--impl-override: layer name too long");
+    memcpy(layer, spec, n);
+    layer[n] = '\0';
+    if (!samc_exec_is_layer_name(x, layer))
+        return samc_fail(err, SAMC_ERR_ARG,
+                         "--impl-override: unknown layer '%s' (layers are official module names such as %s, %s; "
+                         "`samc info --layers MODEL` lists them)",
+                         layer, x->n_layers > 1 ? x->layers[1].name : "", x->n_layers ? x->layers[0].name : "");
+    const samc_impl *impl = samc_impl_find(eq + 1);
+    if (!impl)
+        return samc_fail(err, SAMC_ERR_ARG, "--impl-override '%s': unknown implementation '%s' (known: %s)", spec, eq + 1,
+                         samc_impl_names(names, sizeof names));
+    samc_status st = check_available(impl, err);
+    if (st)
+        return st;
+    if (x->n_overrides == SAMC_MAX_OVERRIDES)
+        return samc_fail(err, SAMC_ERR_ARG, "--impl-override: more than %d overrides", SAMC_MAX_OVERRIDES);
+    snprintf(x->overrides[x->n_overrides].layer, SAMC_LAYER_NAME_MAX, "%s", layer);
+    x->overrides[x->n_overrides++].impl = impl;
+    if ((st = resolve(x, err))) {
+        x->n_overrides--;
+        resolve(x, NULL);
+    }
+    return st;
+}
+
+void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? n : 0; }
+
+void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user)
+{
+    x->trace = fn;
+    x->trace_user = user;
+}
+
+const samc_layer *samc_exec_find(const samc_exec *x, const char *name)
+{
+    for (int i = 0; i < x->n_layers; i++)
+        if (!strcmp(x->layers[i].name, name))
+            return &x->layers[i];
+    return NULL;
+}
+
+const samc_layer *samc_layer_get(const samc_exec *x, const samc_layer_def *def, int index)
+{
+    for (int i = 0; i < x->n_layers; i++) /* instances of one row are contiguous */
+        if (x->layers[i].def == def) {
+            if (index < 0 || i + index >= x->n_layers || x->layers[i + index].def != def)
+                break;
+            return &x->layers[i + index];
+        }
+    fprintf(stderr, "samc: internal error: layer %s index %d is not an instance of this model\n", def->pattern, index);
+    abort();
+}
+
+/* ---- calls and the trace ------------------------------------------------- */
+
+samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L)
+{
+    samc_error_clear(&x->body_err);
+    x->ctx.err = &x->body_err;
+    x->ctx.prep_slot = L->prep_slot;
+    return &x->ctx;
+}
+
+void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
+                     const samc_tensor *const *t)
+{
+    if (x->trace && nslots > 0 && (L->def->flags & SAMC_LAYER_PARITY))
+        x->trace(x->trace_user, L->name, sc ? sc : &samc_no_scope, nslots, slots, t);
+}
+
+samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,
+                            samc_error *err, int nslots, const char *const *slots, const samc_tensor *const *t)
+{
+    if (st)
+        return samc_fail(err, st, "%s (%s): %s", L->name, L->impl ? L->impl->name : "?",
+                         x->body_err.msg[0] ? x->body_err.msg : samc_status_name(st));
+    samc_layer_emit(x, L, sc, nslots, slots, t);
+    return SAMC_OK;
+}
+
+static void capture_fn(void *user, const char *module, const samc_scope *sc, int n, const char *const *slots,
+                       const samc_tensor *const *t)
+{
+    (void)sc;
+    samc_capture *c = user;
+    if (strcmp(module, c->module) || c->out->n)
+        return;
+    for (int i = 0; i < n; i++) {
+        samc_tensor *dst = samc_layer_out_slot(c->out, slots[i]);
+        if (dst && samc_tensor_copy(dst, t[i], NULL))
+            c->out->n--;
+    }
+}
+
+void samc_capture_begin(samc_exec *x, samc_capture *c, const char *module, samc_layer_out *out)
+{
+    *c = (samc_capture){module, out, x->trace, x->trace_user};
+    samc_exec_set_trace(x, capture_fn, c);
+}
+
+void samc_capture_end(samc_exec *x, samc_capture *c) { samc_exec_set_trace(x, c->saved, c->saved_user); }

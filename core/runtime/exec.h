@@ -1,0 +1,214 @@
+/* exec.h - the layer registry and how the wiring calls layers.
+ *
+ * A model family names every layer once, in a table of samc_layer_def rows
+ * (core/models/<family>/, one array per model part): the official module
+ * name (pattern), the body it calls, whether it is a parity point, and its
+ * isolated runner. A samc_exec is one use of a loaded model: it expands the
+ * rows into layer instances ("image_encoder.trunk.blocks.3"), resolves each
+ * instance's implementation once (when the implementation or an override
+ * is set, never per call), holds the trace callback, the thread count and
+ * the implementations' workspace. Any number of execs may share one model.
+ *
+ * A layer call in the wiring:
+ *
+ *   const samc_layer *L = samc_layer_get(x, &defs[ENC_BLOCK], i);
+ *   st = SAM2_IMAGE(L)->hiera_block(samc_layer_ctx(x, L), blk, &in, &out);
+ *   st = samc_layer_done(x, L, sc, st, err, 1, slot0, outs);
+ *
+ * samc_layer_done prefixes a failure with the layer's name and the body's
+ * own message, or reports the outputs to the trace under the layer's name,
+ * with the frame/object scope the caller passes explicitly.
+ */
+#ifndef SAMC_CORE_RUNTIME_EXEC_H
+#define SAMC_CORE_RUNTIME_EXEC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/io/weights.h"
+#include "core/runtime/impl.h"
+#include "core/runtime/layer_io.h"
+
+#define SAMC_LAYER_NAME_MAX 96
+#define SAMC_MAX_OVERRIDES 64
+
+/* Which frame and object a call works on (video); -1: none. */
+typedef struct samc_scope {
+    int frame_idx, obj_id;
+} samc_scope;
+extern const samc_scope samc_no_scope;
+
+/* Called once per completed parity point with its output slots, in
+ * completion order (children before parents), like the dump's /trace. */
+typedef void (*samc_trace_fn)(void *user, const char *module, const samc_scope *scope, int nslots,
+                              const char *const *slots, const samc_tensor *const *tensors);
+
+typedef struct samc_exec samc_exec;
+
+/* Decisions a model takes by a threshold on values it computed. A chained
+ * parity run may re-synchronise them with the recorded run
+ * (PARITY_DUMP_FORMAT.md, "Comparison"): where the C value and the recorded
+ * one fall on two sides of the threshold and the C value is within the
+ * tolerance of it, the hook makes the C side take the recorded decision
+ * (by changing `values` within that tolerance). Without a hook nothing
+ * changes. */
+typedef enum samc_decision_kind {
+    SAMC_DECISION_BF16,         /* values: stored memory before its bfloat16 rounding */
+    SAMC_DECISION_OBJECT_SCORE, /* values[0]: the object-score logit, decided by > 0 */
+    SAMC_DECISION_BEST_MASK,    /* values: the multimask IoU predictions, decided by argmax */
+    SAMC_DECISION_STABILITY,    /* values[0]: token 0's stability score, decided by >= threshold;
+                                   masks: the n_masks candidate masks (hw each), choices: token 0
+                                   or choices[1] (the best multimask token) */
+    SAMC_DECISION_BINARIZE,     /* values: mask logits binarised for the memory, decided by > 0 */
+    SAMC_DECISION_NON_OVERLAP,  /* values: n_masks objects' logits (hw each), each pixel kept for the argmax */
+} samc_decision_kind;
+
+typedef struct samc_decision {
+    samc_decision_kind kind;
+    const char *module;         /* the parity point whose record holds the recorded side */
+    float *values;
+    int64_t n;
+    float threshold;
+    const float *masks;         /* STABILITY only */
+    int n_masks;
+    int64_t hw;
+    int choices[2];
+} samc_decision;
+
+typedef void (*samc_decision_fn)(void *user, const samc_scope *sc, samc_decision *d);
+
+/* Runs call `index` of a layer alone on recorded inputs (parity isolated
+ * mode, the op tests). */
+typedef samc_status samc_isolated_body(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
+                                      samc_error *err);
+typedef samc_isolated_body *samc_isolated_fn;
+/* Makes seeded inputs for call `index` at the model's shapes (the op
+ * tests): channel, head and window sizes as the model has them; the token
+ * grids as the model's image size gives them when `full`, else a reduced
+ * grid that still has several windows (and padding where the real one has
+ * it). NULL: the layer is covered through a composite. */
+typedef samc_status (*samc_example_fn)(const void *model, int index, uint64_t seed, bool full,
+                                       samc_layer_inputs *in, samc_error *err);
+
+enum {
+    SAMC_LAYER_PARITY = 1u << 0,   /* a parity point of PARITY_DUMP_FORMAT.md (traced) */
+};
+#define SAMC_NO_OP ((size_t)-1)
+
+typedef struct samc_layer_def {
+    const char *pattern;           /* official module name; '#' stands for the instance index */
+    int table;                     /* SAMC_OPS_* of its bodies; -1: a composite (calls other layers) */
+    size_t op, op2;                /* offsetof its bodies in that table (SAMC_NO_OP: none) */
+    unsigned flags;
+    int (*count)(const void *model); /* instances of a '#' pattern (NULL: 1) */
+    samc_isolated_fn isolated;     /* NULL: not runnable alone */
+    samc_example_fn example;
+    /* Instances of one class run the same code paths with the same shapes:
+     * the op tests run the first of each (NULL: all instances alike). */
+    int (*op_class)(const void *model, int index);
+} samc_layer_def;
+
+typedef struct samc_layer_part {   /* the rows of one model part (one file) */
+    const samc_layer_def *defs;
+    int n;
+} samc_layer_part;
+
+typedef struct samc_layer_family {
+    const char *name;              /* "sam2" */
+    const samc_layer_part *const *parts;
+    int n_parts;
+} samc_layer_family;
+
+/* What every family's loaded model holds for the runtime: its weights, the
+ * records implementations may prepare, and their prepared copies. */
+typedef struct samc_model_base {
+    samc_weights *weights;
+    samc_param_list params;
+    void *prep_arena[SAMC_PREP_SLOTS];
+    bool prepared[SAMC_PREP_SLOTS];
+    pthread_mutex_t lock;
+} samc_model_base;
+
+void samc_model_base_init(samc_model_base *b);
+void samc_model_base_free(samc_model_base *b); /* releases prepared data and the weights */
+/* Prepare `impl` for this model once (thread-safe). */
+samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_error *err);
+
+typedef struct samc_layer {        /* one instance: "image_encoder.trunk.blocks.3" */
+    const samc_layer_def *def;
+    int index;
+    char name[SAMC_LAYER_NAME_MAX];
+    const samc_impl *impl;         /* the implementation serving it (after fallback) */
+    const void *ops;               /* impl->ops[def->table] */
+    int prep_slot;                 /* impl's prep slot, -1 */
+} samc_layer;
+
+struct samc_exec {
+    const void *model;
+    samc_model_base *base;
+    const samc_layer_family *fam;
+    samc_layer *layers;
+    int n_layers;
+    const samc_impl *impl;         /* the default for every layer */
+    struct {
+        char layer[SAMC_LAYER_NAME_MAX];
+        const samc_impl *impl;
+    } overrides[SAMC_MAX_OVERRIDES];
+    int n_overrides;
+    samc_trace_fn trace;
+    void *trace_user;
+    samc_decision_fn decide;       /* NULL: decisions stand as computed */
+    void *decide_user;
+    samc_ctx ctx;                  /* threads, workspace, the body's error record */
+    samc_error body_err;
+};
+
+samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const void *model, samc_model_base *base,
+                           samc_error *err);
+void samc_exec_free(samc_exec *x);
+/* The default implementation, by name (overrides stay). */
+samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err);
+/* "LAYER=IMPL": LAYER an instance name or a prefix of some at a '.'
+ * boundary; the longest match wins. An unknown layer or implementation, or
+ * one that has no body for a layer it would serve, is an error. */
+samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *err);
+void samc_exec_set_threads(samc_exec *x, int n);
+void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user);
+/* Whether any instance is named `name` or has it as a '.'-prefix. */
+bool samc_exec_is_layer_name(const samc_exec *x, const char *name);
+/* The instance named exactly `name`, or NULL. */
+const samc_layer *samc_exec_find(const samc_exec *x, const char *name);
+/* Instance `index` of row `def`. An index outside the row's count is an
+ * internal error (abort): the wiring iterates the model's own counts. */
+const samc_layer *samc_layer_get(const samc_exec *x, const samc_layer_def *def, int index);
+
+/* The context to pass to L's body (its error record cleared). */
+samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L);
+/* After L's body returned `st`: on failure the error names the layer and
+ * the body's reason; on success the outputs go to the trace (parity points). */
+samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,
+                            samc_error *err, int nslots, const char *const *slots, const samc_tensor *const *t);
+/* A composite's outputs to the trace (when it is a parity point). */
+void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
+                     const samc_tensor *const *t);
+
+/* A decision point: lets the hook, if any, re-synchronise `d` (see above). */
+static inline void samc_exec_decide(samc_exec *x, const samc_scope *sc, samc_decision *d)
+{
+    if (x->decide)
+        x->decide(x->decide_user, sc ? sc : &samc_no_scope, d);
+}
+
+/* Isolated runners of composites: run the subtree while keeping only the
+ * first emission of `module` (copied into `out`). */
+typedef struct samc_capture {
+    const char *module;
+    samc_layer_out *out;
+    samc_trace_fn saved;
+    void *saved_user;
+} samc_capture;
+void samc_capture_begin(samc_exec *x, samc_capture *c, const char *module, samc_layer_out *out);
+void samc_capture_end(samc_exec *x, samc_capture *c);
+
+#endif

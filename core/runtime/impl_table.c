@@ -1,0 +1,39 @@
+/* impl_table.c - the built-in implementations, one row each. The only place
+ * that names them; everything else finds them here by name. */
+#include "core/runtime/impl.h"
+#include "fast/fast.h"
+#include "fast/sam2/fast_sam2.h"
+#include "ref/sam2/ref_sam2.h"
+
+static const samc_impl ref_impl = {
+    .name = "ref",
+    .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
+    .tol = 1e-5,
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops},
+};
+
+static const samc_impl fast_impl = {
+    .name = "fast",
+    .about = "OpenMP threads, AVX2/AVX-512 kernels, fp32, weights packed at load",
+    .tol = 1e-4,
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops},
+    .prepare = samc__fast_prepare_f32,
+    .release = samc__fast_prepare_release,
+};
+
+/* fast's bodies on bfloat16 weights and activations with fp32 accumulation
+ * (AVX512_BF16 or AMX-BF16 kernels chosen by CPUID, an fp32 emulation
+ * elsewhere): the prepared weights are bf16, so every GEMM runs in bf16.
+ * Its tolerance is documented in docs/fast.md ("bf16"). */
+static const samc_impl bf16_impl = {
+    .name = "bf16",
+    .about = "fast's bodies with bf16 weights and activations, fp32 accumulation (AVX512_BF16 / AMX by CPUID)",
+    .tol = 3e-2,
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops},
+    .prepare = samc__fast_prepare_bf16,
+    .release = samc__fast_prepare_release,
+};
+
+const samc_impl *const samc__builtin_impls[] = {&ref_impl, &fast_impl, &bf16_impl};
+const int samc__n_builtin_impls = (int)(sizeof samc__builtin_impls / sizeof samc__builtin_impls[0]);
+const samc_impl *const samc__default_impl = &fast_impl;

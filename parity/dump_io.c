@@ -1,0 +1,65 @@
+/* dump_io.c - a record's in/ group as the samc_layer_io of isolated runners. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/error.h"
+#include "harness_internal.h"
+
+/* The slot that exists: in/<name>, else in/<pos>. */
+static void in_path(const parity_run *r, const char *name, const char *pos, char *path, size_t n)
+{
+    snprintf(path, n, "/trace/%06d/in/%s", r->recs[r->io_rec].index, name);
+    if (!samc_dump_exists(r->dump, path) && pos)
+        snprintf(path, n, "/trace/%06d/in/%s", r->recs[r->io_rec].index, pos);
+}
+
+static samc_status io_tensor(void *user, const char *name, const char *pos, samc_tensor *t, samc_error *err)
+{
+    char path[320];
+    in_path(user, name, pos, path, sizeof path);
+    return samc_dump_read(((const parity_run *)user)->dump, path, t, err);
+}
+
+static bool io_has(void *user, const char *name)
+{
+    const parity_run *r = user;
+    char path[320];
+    snprintf(path, sizeof path, "/trace/%06d/in/%s", r->recs[r->io_rec].index, name);
+    return samc_dump_exists(r->dump, path);
+}
+
+static samc_status io_scalar(void *user, const char *name, const char *pos, double *v, bool *none, samc_error *err)
+{
+    const parity_run *r = user;
+    char g[64];
+    snprintf(g, sizeof g, "/trace/%06d/in", r->recs[r->io_rec].index);
+    const char *a = samc_dump_has_attr(r->dump, g, name) || !pos ? name : pos;
+    return samc_dump_attr_num(r->dump, g, a, v, none, err);
+}
+
+static samc_status io_string(void *user, const char *name, const char *pos, char **out, samc_error *err)
+{
+    const parity_run *r = user;
+    char g[64];
+    snprintf(g, sizeof g, "/trace/%06d/in", r->recs[r->io_rec].index);
+    const char *a = samc_dump_has_attr(r->dump, g, name) || !pos ? name : pos;
+    return samc_dump_attr_str(r->dump, g, a, out, err);
+}
+
+static samc_status io_names(void *user, char ***names, int *n, samc_error *err)
+{
+    const parity_run *r = user;
+    char g[64];
+    snprintf(g, sizeof g, "/trace/%06d/in", r->recs[r->io_rec].index);
+    return samc_dump_list(r->dump, g, names, n, err);
+}
+
+samc_layer_io samc__parity_record_io(parity_run *r, int rec)
+{
+    r->io_rec = rec;
+    return (samc_layer_io){.user = r, .tensor = io_tensor, .has = io_has, .scalar = io_scalar, .string = io_string,
+                           .names = io_names, .video = r->video, .video_h = r->video_h, .video_w = r->video_w,
+                           .max_hole_area = r->image_opts.max_hole_area,
+                           .max_sprinkle_area = r->image_opts.max_sprinkle_area};
+}

@@ -1,0 +1,30 @@
+/* ref_sam3_ops.c - the ops table of the scalar SAM 3 reference. */
+#include "ref/sam3/ref_sam3.h"
+
+const samc_sam3_ops samc_ref_sam3_ops = {
+    .name = "ref",
+    .preprocess = samc_ref_sam3_preprocess,
+    .vit_patch_embed = samc_ref_sam3_vit_patch_embed,
+    .vit_pos_ln_pre = samc_ref_sam3_vit_pos_ln_pre,
+    .vit_block = samc_ref_sam3_vit_block,
+    .neck_level = samc_ref_sam3_neck_level,
+    .text_embed = samc_ref_sam3_text_embed,
+    .text_block = samc_ref_sam3_text_block,
+    .text_final = samc_ref_sam3_text_final,
+    .text_resize = samc_ref_sam3_text_resize,
+    .geo_prompt = samc_ref_sam3_geo_prompt,
+    .enc_layer = samc_ref_sam3_enc_layer,
+    .layer_norm = samc_ref_sam3_layer_norm,
+    .dec_layer = samc_ref_sam3_dec_layer,
+    .dec_query_pos = samc_ref_sam3_dec_query_pos,
+    .dec_boxrpb = samc_ref_sam3_dec_boxrpb,
+    .dec_refine = samc_ref_sam3_dec_refine,
+    .dec_presence = samc_ref_sam3_dec_presence,
+    .dot_scoring = samc_ref_sam3_dot_scoring,
+    .seg_cross_attend = samc_ref_sam3_seg_cross_attend,
+    .pixel_decoder = samc_ref_sam3_pixel_decoder,
+    .seg_heads = samc_ref_sam3_seg_heads,
+    .post_scores = samc_ref_sam3_post_scores,
+    .post_boxes = samc_ref_sam3_post_boxes,
+    .post_masks = samc_ref_sam3_post_masks,
+};

@@ -1,0 +1,161 @@
+/* test_registry.c - the layer and implementation registries hold together,
+ * so the recipes of docs/architecture.md ("add a layer kind", "add an
+ * implementation") cannot be half-followed: every kind has a body in ref and
+ * fast, every row that has a body can run alone and has op-test inputs,
+ * every parity point can run alone, instance names are unique, and
+ * overrides resolve once, to the implementation asked for, or fail. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/models/sam2/sam2_model.h"
+#include "util/testutil.h"
+
+static samc_sam2_model *load(const char *fixture)
+{
+    char *path = tu_src_path(fixture);
+    samc_sam2_model *m = NULL;
+    samc_error e = {0};
+    if (samc_sam2_model_load(path, NULL, false, &m, &e))
+        print_error("%s: %s\n", path, e.msg);
+    free(path);
+    assert_non_null(m);
+    return m;
+}
+
+/* ref and fast have every body of every SAM 2 table (the tables are generated
+ * from the kind lists, so a missing body is a link error; NULL would be a
+ * hand-made table). */
+static void test_builtin_tables_complete(void **s)
+{
+    (void)s;
+    const char *names[] = {"ref", "fast"};
+    for (int k = 0; k < 2; k++) {
+        const samc_impl *impl = samc_impl_find(names[k]);
+        assert_non_null(impl);
+#define SAMC_X(kind) assert_true(samc_impl_has_body(impl, SAMC_OPS_SAM2_IMAGE, offsetof(samc_sam2_image_ops, kind)));
+        SAMC_SAM2_IMAGE_OPS(SAMC_X)
+#undef SAMC_X
+#define SAMC_X(kind) assert_true(samc_impl_has_body(impl, SAMC_OPS_SAM2_VIDEO, offsetof(samc_sam2_video_ops, kind)));
+        SAMC_SAM2_VIDEO_OPS(SAMC_X)
+#undef SAMC_X
+    }
+    assert_string_equal(samc_impl_default()->name, "fast");
+}
+
+/* Every row: a body the kind lists know, a runner where it is a parity point
+ * or has a body, op-test inputs where it has a body, counts for '#' rows. */
+static void test_rows(void **s)
+{
+    (void)s;
+    const samc_layer_family *fam = &samc_sam2_family;
+    for (int p = 0; p < fam->n_parts; p++)
+        for (int i = 0; i < fam->parts[p]->n; i++) {
+            const samc_layer_def *d = &fam->parts[p]->defs[i];
+            const bool indexed = strchr(d->pattern, '#') != NULL;
+            if (indexed != (d->count != NULL))
+                print_error("%s: a '#' row needs a count (and only it)\n", d->pattern);
+            assert_true(indexed == (d->count != NULL));
+            if (d->flags & SAMC_LAYER_PARITY)
+                assert_non_null(d->isolated);
+            if (d->table < 0)
+                continue;
+            if (!samc_sam2_kind_name(d->table, d->op) || (d->op2 != SAMC_NO_OP && !samc_sam2_kind_name(d->table, d->op2)))
+                print_error("%s: its body is not in the kind lists\n", d->pattern);
+            assert_non_null(samc_sam2_kind_name(d->table, d->op));
+            if (!d->isolated || !d->example)
+                print_error("%s: a row with a body needs an isolated runner and op-test inputs\n", d->pattern);
+            assert_non_null(d->isolated);
+            assert_non_null(d->example);
+        }
+}
+
+static void test_instances_unique(void **s)
+{
+    (void)s;
+    samc_sam2_model *m = load("fixtures/tiny_a_sam21_s128.h5");
+    samc_exec x;
+    assert_int_equal(samc_sam2_exec_init(&x, m, NULL), SAMC_OK);
+    for (int i = 0; i < x.n_layers; i++) {
+        for (int j = i + 1; j < x.n_layers; j++)
+            assert_string_not_equal(x.layers[i].name, x.layers[j].name);
+        assert_ptr_equal(samc_exec_find(&x, x.layers[i].name), &x.layers[i]);
+    }
+    assert_int_equal(m->depth, 7); /* the fixture's trunk */
+    assert_non_null(samc_exec_find(&x, "image_encoder.trunk.blocks.6"));
+    assert_null(samc_exec_find(&x, "image_encoder.trunk.blocks.7"));
+    samc_exec_free(&x);
+    samc_sam2_model_free(m);
+}
+
+/* Overrides resolve once, to what was asked, prefixes included; bad ones fail. */
+static void test_overrides(void **s)
+{
+    (void)s;
+    samc_sam2_model *m = load("fixtures/tiny_a_sam21_s128.h5");
+    samc_exec x;
+    samc_error e = {0};
+    assert_int_equal(samc_sam2_exec_init(&x, m, NULL), SAMC_OK);
+    const samc_impl *ref = samc_impl_find("ref"), *fast = samc_impl_find("fast");
+    assert_ptr_equal(samc_exec_find(&x, "@preprocess")->impl, fast);
+    assert_int_equal(samc_exec_add_override(&x, "@preprocess=ref", &e), SAMC_OK);
+    assert_ptr_equal(samc_exec_find(&x, "@preprocess")->impl, ref); /* no longer silently ignored */
+    assert_int_equal(samc_exec_add_override(&x, "image_encoder.trunk=ref", &e), SAMC_OK);
+    assert_int_equal(samc_exec_add_override(&x, "image_encoder.trunk.blocks.3=fast", &e), SAMC_OK);
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.2")->impl, ref);
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.3")->impl, fast); /* the longest match */
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.neck")->impl, fast);
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.3")->ops, fast->ops[SAMC_OPS_SAM2_IMAGE]);
+
+    samc_error_clear(&e);
+    assert_int_equal(samc_exec_add_override(&x, "image_encoder.trunk.block=ref", &e), SAMC_ERR_ARG);
+    tu_assert_contains(e.msg, "unknown layer 'image_encoder.trunk.block'");
+    samc_error_clear(&e);
+    assert_int_equal(samc_exec_add_override(&x, "image_encoder=nope", &e), SAMC_ERR_ARG);
+    tu_assert_contains(e.msg, "unknown implementation 'nope' (known: ref, fast");
+    samc_error_clear(&e);
+    assert_int_equal(samc_exec_set_impl(&x, "nope", &e), SAMC_ERR_ARG);
+    samc_exec_free(&x);
+    samc_sam2_model_free(m);
+}
+
+/* An implementation without a body for a layer (and no fallback) cannot be
+ * asked to serve it: the override fails and names the layer; a fallback
+ * fills the gap. */
+static const samc_sam2_image_ops only_postprocess = {.postprocess = NULL};
+static void test_lacking_body(void **s)
+{
+    (void)s;
+    samc_impl partial = {.name = "partial", .about = "test", .tol = 1e-4,
+                         .ops = {[SAMC_OPS_SAM2_IMAGE] = &only_postprocess}};
+    assert_int_equal(samc_impl_register(&partial, NULL), SAMC_OK);
+    samc_sam2_model *m = load("fixtures/tiny_a_sam21_s128.h5");
+    samc_exec x;
+    samc_error e = {0};
+    assert_int_equal(samc_sam2_exec_init(&x, m, NULL), SAMC_OK);
+    assert_int_equal(samc_exec_add_override(&x, "image_encoder.neck=partial", &e), SAMC_ERR_ARG);
+    tu_assert_contains(e.msg, "has no body for layer image_encoder.neck");
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.neck")->impl, samc_impl_find("fast")); /* unchanged */
+    samc_error_clear(&e);
+    assert_int_equal(samc_exec_set_impl(&x, "partial", &e), SAMC_ERR_ARG);
+    assert_ptr_equal(x.impl, samc_impl_find("fast"));
+    partial.fallback = "ref";
+    assert_int_equal(samc_exec_set_impl(&x, "partial", &e), SAMC_OK);
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.neck")->impl, samc_impl_find("ref"));
+    samc_exec_free(&x);
+    samc_sam2_model_free(m);
+    samc_impl_unregister(&partial);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtin_tables_complete), cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_instances_unique),        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_lacking_body),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,101 @@
+/* fault_impl.c - a test-only implementation, "fault": every body runs the
+ * fast body and then perturbs its outputs (the first element of each output,
+ * by 1e-2 * (1 + |x|)). Registered by the tests that need it; an override
+ * LAYER=fault plants a fault in exactly one layer, and the parity harness
+ * must name that layer as the first failure. Bodies it does not wrap come
+ * from its fallback, fast. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fast/sam2/fast_sam2.h"
+#include "util/fault_impl.h"
+
+static void poke(samc_tensor *t)
+{
+    if (t && t->data && samc_numel(t) > 0)
+        t->data[0] += 1e-2f * (1.0f + fabsf(t->data[0]));
+}
+
+#define WRAP(st, ...)      \
+    do {                   \
+        if (st)            \
+            return st;     \
+        __VA_ARGS__;       \
+        return SAMC_OK;    \
+    } while (0)
+
+static samc_status f_preprocess(samc_ctx *c, const uint8_t *img, int h, int w, int size, samc_tensor *out)
+{
+    WRAP(samc_fast_preprocess(c, img, h, w, size, out), poke(out));
+}
+static samc_status f_patch_embed(samc_ctx *c, const samc_conv2d *p, const samc_tensor *x, samc_tensor *out)
+{
+    WRAP(samc_fast_patch_embed(c, p, x, out), poke(out));
+}
+static samc_status f_hiera_block(samc_ctx *c, const samc_hiera_block *b, const samc_tensor *x, samc_tensor *out)
+{
+    WRAP(samc_fast_hiera_block(c, b, x, out), poke(out));
+}
+static samc_status f_fpn_neck(samc_ctx *c, const samc_fpn_neck *n, const samc_tensor *xs, samc_tensor *out,
+                              samc_tensor *pos)
+{
+    WRAP(samc_fast_fpn_neck(c, n, xs, out, pos), for (int i = 0; i < n->n_levels; i++) poke(&out[i]), poke(&pos[i]));
+}
+static samc_status f_conv2d(samc_ctx *c, const samc_conv2d *cv, const samc_tensor *x, samc_tensor *out)
+{
+    WRAP(samc_fast_conv2d(c, cv, x, out), poke(out));
+}
+static samc_status f_prompt_encoder(samc_ctx *c, const samc_prompt_encoder *pe, const float *coords,
+                                    const int32_t *labels, int B, int N, const float *boxes, const samc_tensor *masks,
+                                    samc_tensor *sparse, samc_tensor *dense)
+{
+    WRAP(samc_fast_prompt_encoder(c, pe, coords, labels, B, N, boxes, masks, sparse, dense), poke(sparse), poke(dense));
+}
+static samc_status f_dense_pe(samc_ctx *c, const samc_prompt_encoder *pe, samc_tensor *out)
+{
+    WRAP(samc_fast_dense_pe(c, pe, out), poke(out));
+}
+static samc_status f_twoway_block(samc_ctx *c, const samc_twoway_block *b, const samc_tensor *q, const samc_tensor *k,
+                                  const samc_tensor *qpe, const samc_tensor *kpe, samc_tensor *qo, samc_tensor *ko)
+{
+    WRAP(samc_fast_twoway_block(c, b, q, k, qpe, kpe, qo, ko), poke(qo), poke(ko));
+}
+static samc_status f_twoway_final(samc_ctx *c, const samc_twoway_transformer *tr, const samc_tensor *q,
+                                  const samc_tensor *k, const samc_tensor *qpe, const samc_tensor *kpe, samc_tensor *qo)
+{
+    WRAP(samc_fast_twoway_final(c, tr, q, k, qpe, kpe, qo), poke(qo));
+}
+static samc_status f_heads(samc_ctx *c, const samc_mask_decoder *d, const samc_tensor *hs, const samc_tensor *keys,
+                           int eh, int ew, const samc_tensor *s0, const samc_tensor *s1, samc_tensor *masks,
+                           samc_tensor *iou, samc_tensor *obj)
+{
+    WRAP(samc_fast_mask_decoder_heads(c, d, hs, keys, eh, ew, s0, s1, masks, iou, obj), poke(masks), poke(iou),
+         poke(obj));
+}
+static samc_status f_postprocess(samc_ctx *c, const samc_tensor *lo, int H, int W, samc_tensor *out)
+{
+    WRAP(samc_fast_postprocess(c, lo, H, W, out), poke(out));
+}
+
+static const samc_sam2_image_ops faulty_image_ops = {
+    .preprocess = f_preprocess,
+    .patch_embed = f_patch_embed,
+    .hiera_block = f_hiera_block,
+    .fpn_neck = f_fpn_neck,
+    .conv2d = f_conv2d,
+    .prompt_encoder = f_prompt_encoder,
+    .dense_pe = f_dense_pe,
+    .twoway_block = f_twoway_block,
+    .twoway_final = f_twoway_final,
+    .mask_decoder_heads = f_heads,
+    .postprocess = f_postprocess,
+};
+
+const samc_impl tu_fault_impl = {
+    .name = "fault",
+    .about = "test only: fast with every output perturbed",
+    .tol = 1e-4,
+    .fallback = "fast",
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &faulty_image_ops},
+};
