@@ -311,11 +311,10 @@ static samc_status run(seg_args *a, samc_error *err)
     samc_masks m = {0};
     float *mask = NULL;
     seg_timing tm = {0};
-    samc_status st = cli_prepare_out_dir(a->out, err);
-    if (!st)
-        st = samc_image_load(a->image, &img, err);
+    samc_status st = samc_image_load(a->image, &img, err);
     if (!st)
         st = check_inputs(a, &img, err);
+
     double t0 = cli_now();
     samc_model_params mp = samc_model_default_params();
     mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
@@ -328,6 +327,8 @@ static samc_status run(seg_args *a, samc_error *err)
         st = samc_predictor_override(p, a->overrides[i], err);
     if (!st && a->mask_input)
         st = load_mask_input(a->mask_input, samc_predictor_low_res_size(p), &mask, err);
+    if (!st)
+        st = cli_prepare_out_dir(a->out, err); /* before any inference */
     double t1 = cli_now();
     if (!st)
         st = samc_predictor_set_image(p, img.rgb, img.h, img.w, err);
