@@ -107,6 +107,17 @@ int samc_model_image_size(const samc_model *model);
  * BLAS; the default), "ref" (the scalar reference), "bf16", ... */
 const char *samc_default_impl(void);
 
+/* ---- images ------------------------------------------------------------ */
+
+/* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
+ * *rgb is released with samc_free. */
+samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
+/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
+samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
+                           samc_error *err);
+/* Release memory samc handed out (samc_read_image). NULL is a no-op. */
+void samc_free(void *ptr);
+
 /* ---- image predictor: SAM2ImagePredictor ---------------------------- */
 
 typedef struct samc_predictor samc_predictor;
