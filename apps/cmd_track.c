@@ -251,6 +251,10 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
     const double now = cli_now(), secs = now - r->t_last;
     r->t_last = now;
     cJSON_AddNumberToObject(fo, "seconds", secs);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/track.jsonl", r->a->out);
+    if (!st && !r->jsonl && !(r->jsonl = fopen(path, "w"))) /* opened with the first finished frame */
+        st = samc_fail(r->err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     char *line = st ? NULL : cJSON_PrintUnformatted(fo);
     /* One line per frame, flushed: an interrupted run keeps the lines of
      * the frames whose files are in place. */
@@ -337,7 +341,7 @@ static samc_status prepare_outputs(track_run *r, samc_error *err)
     if (!st)
         st = cli_prepare_out_dir(dir, err);
     snprintf(dir, sizeof dir, "%s/track.jsonl", r->a->out);
-    if (!st && !(r->jsonl = fopen(dir, "w")))
+    if (!st && access(dir, F_OK) == 0 && access(dir, W_OK))
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
     return st;
 }
@@ -402,6 +406,13 @@ int cmd_track(int argc, char **argv)
     }
     if (r.jsonl)
         fclose(r.jsonl);
+    if (st && r.done == 0) { /* nothing finished: leave no empty directories behind */
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/masks", a.out);
+        rmdir(dir);
+        snprintf(dir, sizeof dir, "%s/overlay", a.out);
+        rmdir(dir);
+    }
     cJSON_Delete(r.json_frames);
     samc_frames_free(r.frames);
     samc_tracker_free(t);

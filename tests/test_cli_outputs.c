@@ -267,6 +267,19 @@ static void test_track_outputs(void **s)
     check_mask_record(o, m1); /* frame 1, object 1 */
     free(m1);
     cJSON_Delete(j);
+    /* A run that fails on frame 3 keeps frames 1 and 2, files and JSON lines. */
+    char *out3 = tu_join(g_tmp, "trk3"), *in_way = tu_join(out3, "overlay/00003.png");
+    char *mk = tu_strdupf("mkdir -p '%s'", in_way);
+    assert_int_equal(system(mk), 0);
+    a = tu_strdupf("track --model '%s' --frames '%s' --prompt 1:1:point=50,40 --out '%s'", dump, frames, out3);
+    r = samc(a);
+    assert_int_equal(r.rc, 1);
+    tu_assert_contains(r.err, in_way);
+    run_free(&r), free(a);
+    char *kept = tu_join(out3, "overlay/00002.png"), *jl3 = tu_join(out3, "track.jsonl"), *t3 = slurp(jl3);
+    assert_true(tu_file_exists(kept));
+    tu_assert_contains(t3, "\"frame\":2");
+    free(t3), free(jl3), free(kept), free(mk), free(in_way), free(out3);
     /* A point off the frame is refused as segment refuses it, before loading. */
     a = tu_strdupf("track --model '%s' --frames '%s' --prompt 0:1:point=1000,80 --out '%s/t2'", dump, frames, g_tmp);
     r = samc(a);
