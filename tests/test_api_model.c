@@ -305,6 +305,53 @@ static void test_log_and_progress(void **s)
     fixture_close(&f);
 }
 
+static samc_status count_frame(void *user, const samc_frame_masks *m)
+{
+    (*(int *)user)++;
+    return m->n_obj == 1 ? SAMC_OK : SAMC_ERR_INTERNAL;
+}
+
+/* The tracker's progress: one step per frame propagate visits, with the
+ * total of the range asked for (start and max_frames respected). */
+static void test_tracker_progress(void **s)
+{
+    (void)s;
+    char *dump = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
+    char *frames = tu_src_path("fixtures/video/tiny_v1_sam21_s128_frames");
+    samc_model *m = NULL;
+    samc_error e;
+    assert_int_equal(samc_model_load(dump, NULL, &m, &e), SAMC_OK); /* the dump's own config */
+    progress_seen ps = {.monotonic = 1};
+    samc_tracker_params tp = samc_tracker_default_params();
+    tp.progress = on_progress, tp.progress_user = &ps;
+    samc_tracker *t = NULL;
+    assert_int_equal(samc_tracker_new(m, &tp, &t, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_open_frames_dir(t, frames, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_num_frames(t), 5);
+    tu_assert_contains(samc_tracker_frame_path(t, 3), "00003.jpg");
+    const float pt[2] = {50, 40};
+    const int32_t lab[1] = {1};
+    assert_int_equal(samc_tracker_add_points(t, 1, 7, pt, lab, 1, NULL, 1, NULL, &e), SAMC_OK);
+    int seen = 0;
+    assert_int_equal(samc_tracker_propagate(t, -1, 2, 0, count_frame, &seen, &e), SAMC_OK); /* frames 1..3 */
+    assert_int_equal(seen, 3);
+    assert_string_equal(ps.what, "propagate");
+    assert_int_equal(ps.calls, 3);
+    assert_int_equal(ps.total, 3);
+    assert_true(ps.monotonic);
+    ps = (progress_seen){.monotonic = 1}, seen = 0;
+    assert_int_equal(samc_tracker_propagate(t, 2, -1, 0, count_frame, &seen, &e), SAMC_OK); /* frames 2..4 */
+    assert_int_equal(seen, 3);
+    assert_int_equal(ps.total, 3);
+    ps = (progress_seen){.monotonic = 1}, seen = 0;
+    assert_int_equal(samc_tracker_propagate(t, 1, -1, 1, count_frame, &seen, &e), SAMC_OK); /* 1, 0 reversed */
+    assert_int_equal(seen, 2);
+    assert_int_equal(ps.total, 2);
+    samc_tracker_free(t);
+    samc_model_free(m);
+    free(dump), free(frames);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_error_cleared_on_entry),
         cmocka_unit_test(test_log_and_progress),
         cmocka_unit_test(test_threads_share_model),
+        cmocka_unit_test(test_tracker_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

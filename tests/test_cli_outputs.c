@@ -191,6 +191,16 @@ static void test_segment_outputs(void **s)
     tu_assert_contains(r.out, "impl fast");
     tu_assert_contains(r.out, "time: load");
     run_free(&r), free(a);
+    a = tu_strdupf("-v segment --out '%s'", out); /* -v: the library's log */
+    r = samc(a);
+    assert_int_equal(r.rc, 0);
+    tu_assert_contains(r.err, "loaded (config");
+    run_free(&r), free(a);
+    a = tu_strdupf("segment --quiet --out '%s'", out);
+    r = samc(a);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.out, "");
+    run_free(&r), free(a);
     char *jp = tu_join(out, "result.json"), *text = slurp(jp);
     cJSON *j = cJSON_Parse(text);
     assert_non_null(j);
