@@ -3,9 +3,19 @@
 #define SAMC_APPS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "samc_status.h"
+
+/* Exit codes of every command (README "Exit codes"): 0 success, 2 a usage
+ * error (bad or missing argument, prompt out of range), 1 a runtime failure
+ * (file missing or unreadable, bad checkpoint, output not writable). */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
+int cli_exit_code(samc_status st);
+
+/* -q/--quiet: 0, default 1, -v/--verbose: 2 (set by samc_main.c for every command). */
+extern int cli_verbosity;
 
 /* Parse exactly `n` comma-separated finite numbers ("12.5,40"). */
 bool cli_parse_floats(const char *s, float *out, int n);
@@ -36,6 +46,51 @@ samc_status cli_outputs_commit(cli_outputs *o, samc_error *err);
 void cli_outputs_discard(cli_outputs *o);
 /* Write n bytes to `path` (the caller passes a temporary name). */
 samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_error *err);
+
+/* --out DIR: created (mkdir -p) and checked writable before any inference;
+ * failures name DIR and the system's reason. */
+samc_status cli_prepare_out_dir(const char *dir, samc_error *err);
+/* Write `final` atomically (a temporary in the same directory, then rename):
+ * a reader never sees a half-written file; errors name `final`. */
+samc_status cli_write_file_atomic(const char *final, const void *data, size_t n, samc_error *err);
+samc_status cli_write_png_atomic(const char *final, int w, int h, int comp, const uint8_t *data, samc_error *err);
+/* The same into a set committed together (segment). */
+samc_status cli_outputs_bytes(cli_outputs *o, const char *final, const void *data, size_t n, samc_error *err);
+samc_status cli_outputs_png(cli_outputs *o, const char *final, int w, int h, int comp, const uint8_t *data,
+                            samc_error *err);
+
+/* The prompt check shared by segment and track (apps/cli_prompt.c): points
+ * inside the w x h frame (0 <= x < w, 0 <= y < h), a box inside [0,w]x[0,h];
+ * `where` names the prompt in messages ("--point", "--prompt '0:1:box=..'"). */
+samc_status cli_check_points(const char *where, const float *xy, int n, int w, int h, samc_error *err);
+samc_status cli_check_box(const char *where, const float *box, int w, int h, samc_error *err);
+
+/* Progress on stderr (apps/cli_progress.c): "\r" updates on a terminal,
+ * plain lines otherwise, nothing with --quiet. */
+void cli_progress(const char *what, int done, int total, const char *detail);
+void cli_progress_end(void);
+double cli_now(void);
+
+/* Drawing (apps/cli_render.c): blend a mask into an RGB image, and the
+ * prompt markers (points: filled discs, green foreground / red background;
+ * box: a rectangle). */
+extern const uint8_t cli_palette[8][3];
+void cli_blend_mask(uint8_t *rgb, int w, int h, const float *logits, const uint8_t color[3]);
+void cli_draw_points(uint8_t *rgb, int w, int h, const float *xy, const int32_t *labels, int n);
+void cli_draw_box(uint8_t *rgb, int w, int h, const float *box, const uint8_t color[3]);
+
+typedef struct cJSON cJSON;
+/* One mask's record (apps/cli_mask_json.c): COCO RLE, uncompressed counts
+ * as sam2/utils/amg.py mask_to_rle_pytorch and the compressed string of
+ * pycocotools' rleToString, bbox (XYWH as the generator's records), area,
+ * stability score (offset 1, as SAM2AutomaticMaskGenerator). `logits`:
+ * h*w, > 0 is the mask. */
+samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err);
+/* "points": [[x,y,label],...], "box": [x0,y0,x1,y1] of a prompt. */
+void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box);
+
+/* The usage text of a command (samc_main.c), for `samc CMD --help`. */
+void cli_usage(const char *cmd, void *file);
 
 int cmd_segment(int argc, char **argv);
 int cmd_parity(int argc, char **argv);

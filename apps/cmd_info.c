@@ -2,11 +2,13 @@
  * check; --layers lists the layer registry of the model (the names that
  * --impl-override takes), --keys the state_dict the config implies,
  * --impls the implementations. */
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "core/models/sam2/sam2_model.h"
+#include "samc.h"
 
 static void print_impls(void)
 {
@@ -75,8 +77,8 @@ int cmd_info(int argc, char **argv)
         else if (argv[i][0] != '-' && !ckpt)
             ckpt = argv[i];
         else {
-            fprintf(stderr, "samc info: unexpected argument '%s'\n", argv[i]);
-            return 2;
+            fprintf(stderr, "samc info: unexpected argument '%s' (samc info --help)\n", argv[i]);
+            return CLI_EXIT_USAGE;
         }
     }
     if (impls && !ckpt) {
@@ -84,8 +86,8 @@ int cmd_info(int argc, char **argv)
         return 0;
     }
     if (!ckpt) {
-        fprintf(stderr, "samc info: no checkpoint given\n");
-        return 2;
+        fprintf(stderr, "samc info: no checkpoint given (samc info CKPT, or samc info --impls)\n");
+        return CLI_EXIT_USAGE;
     }
     samc_error err = {0};
     samc_weights *w = NULL;
@@ -105,6 +107,9 @@ int cmd_info(int argc, char **argv)
     static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
     printf("file: %s\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
            fmts[samc_weights_get_format(w)], n, params, cfg.name);
+    /* What segment and track would run this checkpoint with by default. */
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version());
     int rc = 0;
     if (samc_sam2_check_weights(&cfg, w, &err)) {
         printf("check: FAILED: %s\n", err.msg);

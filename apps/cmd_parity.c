@@ -46,15 +46,17 @@ int cmd_parity(int argc, char **argv)
     }
     o.overrides = ovr;
     samc_parity_report rep;
-    if (samc_parity_run(dump, &o, &rep, &err)) {
+    samc_status st = samc_parity_run(dump, &o, &rep, &err);
+    if (st) {
         fprintf(stderr, "samc parity: %s\n", err.msg);
+        rc = cli_exit_code(st);
         goto done;
     }
     samc_parity_print(&rep, stdout);
     rc = rep.n_fail ? 1 : 0;
     if (json && samc_parity_write_json(&rep, json, &err)) {
         fprintf(stderr, "samc parity: %s\n", err.msg);
-        rc = 2;
+        rc = CLI_EXIT_RUNTIME;
     }
     samc_parity_report_free(&rep);
 done:

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/base/error.h"
@@ -15,6 +15,9 @@
 
 #ifndef SAMC_DATA_DIR
 #define SAMC_DATA_DIR "fixtures/demo"
+#endif
+#ifndef SAMC_INSTALLED_DATA_DIR
+#define SAMC_INSTALLED_DATA_DIR SAMC_DATA_DIR
 #endif
 #define MAX_POINTS 256
 
@@ -31,7 +34,7 @@ typedef struct seg_args {
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
-    a->impl = "ref";
+    a->impl = NULL; /* the library's default: fast */
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -70,6 +73,10 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
             st = cli_parse_point(v, a->points + 2 * a->n_points, a->labels + a->n_points, err);
             a->n_points++;
         } else if (!strcmp(f, "--box")) {
+            if (a->has_box)
+                return samc_fail(err, SAMC_ERR_ARG,
+                                 "--box given twice ('%s'): the image predictor takes one box per prompt; run once "
+                                 "per box (or `samc amg` for every object)", v);
             st = cli_parse_box(v, a->box, err);
             a->has_box = true;
         } else
@@ -78,7 +85,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
             return st;
     }
     if (!a->out)
-        return samc_fail(err, SAMC_ERR_ARG, "--out DIR is required");
+        return samc_fail(err, SAMC_ERR_ARG, "--out DIR is required (samc segment --help)");
     if (!a->model && a->image)
         return samc_fail(err, SAMC_ERR_ARG, "--image needs --model (without --model the bundled demo model and image are used)");
     return SAMC_OK;
@@ -114,7 +121,9 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
                          path, s, s, n, ie.msg);
     if (img.w != s || img.h != s) {
         samc_image_free(&img);
-        return samc_fail(err, SAMC_ERR_SHAPE, "--mask-input %s: image is %dx%d, expected %dx%d (the low-res mask size)",
+        return samc_fail(err, SAMC_ERR_ARG,
+                         "--mask-input %s: image is %dx%d, expected %dx%d (the model's low-res mask size: the "
+                         "official SAM2ImagePredictor passes mask_input to the prompt encoder unresized)",
                          path, img.w, img.h, s, s);
     }
     for (int i = 0; i < s * s; i++)
@@ -123,157 +132,236 @@ static samc_status load_mask_input(const char *path, int s, float **out, samc_er
     return SAMC_OK;
 }
 
-static const uint8_t palette[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64},
-                                      {255, 200, 0},  {200, 0, 255}, {0, 220, 220}};
+/* The best mask (highest predicted IoU), as the official demo shows it. */
+static int best_mask(const samc_masks *m)
+{
+    int best = 0;
+    for (int k = 1; k < m->num_masks; k++)
+        if (m->iou[k] > m->iou[best])
+            best = k;
+    return best;
+}
 
-static samc_status write_masks(const char *dir, const samc_image *img, const samc_masks *m, cli_outputs *outs,
-                               samc_error *err)
+/* mask_K.png per mask; overlay.png: the best mask in its colour (the
+ * multimask candidates overlap: blended together they would hide each
+ * other) with the prompt markers; overlay_K.png: each candidate in its own
+ * colour when there are several. */
+static samc_status write_masks(const char *dir, const seg_args *a, const samc_image *img, const samc_masks *m,
+                               cli_outputs *outs, samc_error *err)
 {
     const int64_t hw = (int64_t)m->width * m->height;
     uint8_t *gray = malloc((size_t)hw), *over = malloc((size_t)hw * 3);
     samc_status st = (!gray || !over) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
-    if (over)
-        memcpy(over, img->rgb, (size_t)hw * 3);
     char path[4200];
-    for (int k = 0; !st && k < m->num_masks; k++) {
-        const float *mk = m->masks + k * hw;
-        for (int64_t i = 0; i < hw; i++) {
-            gray[i] = mk[i] > 0.0f ? 255 : 0;
-            if (gray[i])
-                for (int c = 0; c < 3; c++)
-                    over[3 * i + c] = (uint8_t)((over[3 * i + c] + palette[k % 6][c]) / 2);
+    static const uint8_t box_color[3] = {255, 255, 255};
+    for (int k = -1; !st && k < m->num_masks; k++) { /* -1: overlay.png with the best mask */
+        const int mk = k < 0 ? best_mask(m) : k;
+        const float *logits = m->masks + mk * hw;
+        if (k >= 0) {
+            for (int64_t i = 0; i < hw; i++)
+                gray[i] = logits[i] > 0.0f ? 255 : 0;
+            snprintf(path, sizeof path, "%s/mask_%d.png", dir, k);
+            st = cli_outputs_png(outs, path, m->width, m->height, 1, gray, err);
+            if (st || m->num_masks == 1)
+                continue;
         }
-        snprintf(path, sizeof path, "%s/mask_%d.png", dir, k);
-        const char *tmp = cli_output_tmp(outs, path, err);
-        st = tmp ? samc_png_write(tmp, m->width, m->height, 1, gray, err) : SAMC_ERR_NOMEM;
+        memcpy(over, img->rgb, (size_t)hw * 3);
+        cli_blend_mask(over, m->width, m->height, logits, cli_palette[mk % 8]);
+        if (a->has_box)
+            cli_draw_box(over, m->width, m->height, a->box, box_color);
+        cli_draw_points(over, m->width, m->height, a->points, a->labels, a->n_points);
+        if (k < 0)
+            snprintf(path, sizeof path, "%s/overlay.png", dir);
+        else
+            snprintf(path, sizeof path, "%s/overlay_%d.png", dir, k);
+        st = cli_outputs_png(outs, path, m->width, m->height, 3, over, err);
     }
-    snprintf(path, sizeof path, "%s/overlay.png", dir);
-    const char *tmp = st ? NULL : cli_output_tmp(outs, path, err);
-    if (!st)
-        st = tmp ? samc_png_write(tmp, m->width, m->height, 3, over, err) : SAMC_ERR_NOMEM;
     free(gray);
     free(over);
     return st;
 }
 
-static samc_status write_json(const char *dir, const seg_args *a, const samc_predictor *p, const samc_masks *m,
-                              double secs_embed, double secs_predict, cli_outputs *outs, samc_error *err)
+typedef struct seg_timing {
+    double load, set_image, predict;
+} seg_timing;
+
+static cJSON *result_json(const seg_args *a, const samc_predictor *p, const samc_masks *m, const seg_timing *t,
+                          samc_error *err)
 {
     cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "model", a->model ? a->model : "bundled demo");
+    cJSON_AddStringToObject(r, "samc_version", samc_version());
+    cJSON_AddStringToObject(r, "model", a->model);
     cJSON_AddStringToObject(r, "config", samc_predictor_config_name(p));
-    cJSON_AddStringToObject(r, "impl", a->impl);
+    cJSON_AddStringToObject(r, "impl", samc_predictor_impl(p));
+    cJSON_AddNumberToObject(r, "threads", samc_predictor_threads(p));
+    cJSON_AddStringToObject(r, "image", a->image);
     cJSON_AddNumberToObject(r, "width", m->width);
     cJSON_AddNumberToObject(r, "height", m->height);
+    cJSON *pr = cJSON_AddObjectToObject(r, "prompt");
+    cli_prompt_json(pr, a->points, a->labels, a->n_points, a->has_box ? a->box : NULL);
+    if (a->mask_input)
+        cJSON_AddStringToObject(pr, "mask_input", a->mask_input);
+    cJSON_AddBoolToObject(pr, "multimask", a->multimask);
     cJSON_AddNumberToObject(r, "object_score", m->object_score);
-    cJSON_AddNumberToObject(r, "seconds_set_image", secs_embed);
-    cJSON_AddNumberToObject(r, "seconds_predict", secs_predict);
+    cJSON_AddNumberToObject(r, "best_mask", best_mask(m));
+    cJSON *tm = cJSON_AddObjectToObject(r, "seconds");
+    cJSON_AddNumberToObject(tm, "load", t->load);
+    cJSON_AddNumberToObject(tm, "set_image", t->set_image);
+    cJSON_AddNumberToObject(tm, "predict", t->predict);
     cJSON *arr = cJSON_AddArrayToObject(r, "masks");
     const int64_t hw = (int64_t)m->width * m->height;
     for (int k = 0; k < m->num_masks; k++) {
-        int64_t area = 0;
-        for (int64_t i = 0; i < hw; i++)
-            area += m->masks[k * hw + i] > 0.0f;
         char file[32];
         snprintf(file, sizeof file, "mask_%d.png", k);
         cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
         cJSON_AddNumberToObject(o, "index", k);
         cJSON_AddStringToObject(o, "file", file);
-        cJSON_AddNumberToObject(o, "iou_prediction", m->iou[k]);
-        cJSON_AddNumberToObject(o, "area", (double)area);
-        cJSON_AddItemToArray(arr, o);
+        cJSON_AddNumberToObject(o, "predicted_iou", m->iou[k]);
+        cJSON_AddNumberToObject(o, "iou_prediction", m->iou[k]); /* the name of samc <= 0.1 */
+        if (cli_mask_json(o, m->masks + k * hw, m->height, m->width, err)) {
+            cJSON_Delete(r);
+            return NULL;
+        }
     }
+    return r;
+}
+
+static samc_status write_json(const char *dir, const seg_args *a, const samc_predictor *p, const samc_masks *m,
+                              const seg_timing *t, cli_outputs *outs, samc_error *err)
+{
+    cJSON *r = result_json(a, p, m, t, err);
+    if (!r)
+        return err->status ? err->status : SAMC_ERR_NOMEM;
     char *text = cJSON_Print(r);
     cJSON_Delete(r);
     char path[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    const char *tmp = text ? cli_output_tmp(outs, path, err) : NULL;
-    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : !tmp ? SAMC_ERR_NOMEM : SAMC_OK;
-    if (!st)
-        st = cli_write_bytes(tmp, text, strlen(text), err);
+    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory")
+                           : cli_outputs_bytes(outs, path, text, strlen(text), err);
     cJSON_free(text);
     snprintf(path, sizeof path, "%s/low_res_masks.f32", dir);
     const size_t n = (size_t)m->num_masks * m->low_res_size * m->low_res_size;
-    if (!st && !(tmp = cli_output_tmp(outs, path, err)))
-        st = SAMC_ERR_NOMEM;
     if (!st)
-        st = cli_write_bytes(tmp, m->low_res, n * sizeof(float), err);
+        st = cli_outputs_bytes(outs, path, m->low_res, n * sizeof(float), err);
     return st;
 }
 
-static double now(void)
+static void encode_progress(void *user, const char *what, int done, int total)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    cli_progress("encoding", done, total, NULL);
+}
+
+/* The bundled demo: a tiny random-weight model and an image. */
+static void use_demo(seg_args *a, char *model, char *config, char *image, size_t n)
+{
+    /* $SAMC_DATA_DIR, else the source tree's fixtures/demo, else the installed copy. */
+    const char *dir = getenv("SAMC_DATA_DIR");
+    if (!dir)
+        dir = access(SAMC_DATA_DIR "/tiny_d_demo.pt", R_OK) == 0 ? SAMC_DATA_DIR : SAMC_INSTALLED_DATA_DIR;
+    snprintf(model, n, "%s/tiny_d_demo.pt", dir);
+    snprintf(config, n, "%s/tiny_d_demo.config.json", dir);
+    snprintf(image, n, "%s/demo.png", dir);
+    a->model = model, a->image = image;
+    a->config = a->config ? a->config : config;
+    if (!a->n_points && !a->has_box && !a->mask_input) {
+        a->points[0] = 160, a->points[1] = 120, a->labels[0] = 1, a->n_points = 1;
+        a->multimask = true;
+    }
+}
+
+/* Everything the command line can get wrong, checked before the model loads. */
+static samc_status check_inputs(const seg_args *a, const samc_image *img, samc_error *err)
+{
+    if (!a->n_points && !a->has_box && !a->mask_input)
+        return samc_fail(err, SAMC_ERR_ARG, "no prompt: give --point, --box or --mask-input");
+    samc_status st = cli_check_points("--point", a->points, a->n_points, img->w, img->h, err);
+    if (!st && a->has_box)
+        st = cli_check_box("--box", a->box, img->w, img->h, err);
+    return st;
+}
+
+static samc_predictor_params predictor_params(const seg_args *a)
+{
+    samc_predictor_params pp = samc_predictor_default_params();
+    pp.impl = a->impl;
+    pp.n_threads = a->threads;
+    pp.max_hole_area = a->max_hole_area, pp.max_sprinkle_area = a->max_sprinkle_area;
+    if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
+        pp.progress = encode_progress;
+    return pp;
+}
+
+static void print_summary(const seg_args *a, const samc_predictor *p, const samc_masks *m, const seg_timing *t)
+{
+    if (cli_verbosity < 1)
+        return;
+    printf("samc: %d mask(s) written to %s (config %s, impl %s, %d thread(s))\n", m->num_masks, a->out,
+           samc_predictor_config_name(p), samc_predictor_impl(p), samc_predictor_threads(p));
+    for (int k = 0; k < m->num_masks; k++)
+        printf("  mask_%d.png  iou %.4f%s\n", k, m->iou[k], k == best_mask(m) && m->num_masks > 1 ? "  (best)" : "");
+    printf("time: load %.3f s, set_image %.3f s, predict %.3f s, total %.3f s\n", t->load, t->set_image, t->predict,
+           t->load + t->set_image + t->predict);
 }
 
 static samc_status run(seg_args *a, samc_error *err)
 {
     char model[4096], image[4096], config[4096];
-    if (!a->model) { /* the bundled demo: a tiny random-weight model and an image */
-        const char *dir = getenv("SAMC_DATA_DIR") ? getenv("SAMC_DATA_DIR") : SAMC_DATA_DIR;
-        snprintf(model, sizeof model, "%s/tiny_d_demo.pt", dir);
-        snprintf(config, sizeof config, "%s/tiny_d_demo.config.json", dir);
-        snprintf(image, sizeof image, "%s/demo.png", dir);
-        a->model = model, a->image = image;
-        a->config = a->config ? a->config : config;
-        if (!a->n_points && !a->has_box && !a->mask_input) {
-            a->points[0] = 160, a->points[1] = 120, a->labels[0] = 1, a->n_points = 1;
-            a->multimask = true;
-        }
-    }
+    if (!a->model)
+        use_demo(a, model, config, image, sizeof model);
     if (!a->image)
         return samc_fail(err, SAMC_ERR_ARG, "--image is required");
-    if (!a->n_points && !a->has_box && !a->mask_input)
-        return samc_fail(err, SAMC_ERR_ARG, "no prompt: give --point, --box or --mask-input");
     samc_image img = {0};
+    samc_model *mdl = NULL;
     samc_predictor *p = NULL;
     samc_masks m = {0};
     float *mask = NULL;
+    seg_timing tm = {0};
     samc_status st = samc_image_load(a->image, &img, err);
     if (!st)
-        st = samc_predictor_load_ex(a->model, a->config, &(samc_load_options){.allow_nonfinite = a->allow_nonfinite},
-                                    &p, err);
+        st = check_inputs(a, &img, err);
+
+    double t0 = cli_now();
+    samc_model_params mp = samc_model_default_params();
+    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
     if (!st)
-        st = samc_predictor_set_impl(p, a->impl, err);
+        st = samc_model_load(a->model, &mp, &mdl, err);
+    const samc_predictor_params pp = predictor_params(a);
+    if (!st)
+        st = samc_predictor_new(mdl, &pp, &p, err);
     for (int i = 0; !st && i < a->n_overrides; i++)
         st = samc_predictor_override(p, a->overrides[i], err);
-    if (!st && a->threads)
-        samc_predictor_set_threads(p, a->threads);
-    if (!st)
-        st = samc_predictor_set_postprocess(p, a->max_hole_area, a->max_sprinkle_area, err);
     if (!st && a->mask_input)
         st = load_mask_input(a->mask_input, samc_predictor_low_res_size(p), &mask, err);
-    double t0 = now(), t1 = t0, t2 = t0;
     if (!st)
-        st = samc_predictor_set_image(p, img.rgb, img.h, img.w, err), t1 = now();
+        st = cli_prepare_out_dir(a->out, err); /* before any inference */
+    double t1 = cli_now();
+    if (!st)
+        st = samc_predictor_set_image(p, img.rgb, img.h, img.w, err);
+    cli_progress_end();
+    double t2 = cli_now();
     samc_predict_request rq = {a->n_points ? a->points : NULL, a->n_points ? a->labels : NULL, a->n_points,
                                a->has_box ? a->box : NULL, mask, a->multimask, 1};
     if (!st)
-        st = samc_predictor_predict(p, &rq, &m, err), t2 = now();
-    if (!st)
-        st = cli_mkdirs(a->out, err);
+        st = samc_predictor_predict(p, &rq, &m, err);
+    tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
     cli_outputs outs = {0};
     if (!st)
-        st = write_masks(a->out, &img, &m, &outs, err);
+        st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)
-        st = write_json(a->out, a, p, &m, t1 - t0, t2 - t1, &outs, err);
+        st = write_json(a->out, a, p, &m, &tm, &outs, err);
     if (!st)
         st = cli_outputs_commit(&outs, err);
     else
         cli_outputs_discard(&outs);
-    if (!st) {
-        printf("samc: %d mask(s) written to %s (config %s, impl %s)\n", m.num_masks, a->out,
-               samc_predictor_config_name(p), a->impl);
-        for (int k = 0; k < m.num_masks; k++)
-            printf("  mask_%d.png  iou %.4f\n", k, m.iou[k]);
-    }
+    if (!st)
+        print_summary(a, p, &m, &tm);
     free(mask);
     samc_masks_free(&m);
     samc_predictor_free(p);
+    samc_model_free(mdl);
     samc_image_free(&img);
     return st;
 }
@@ -287,7 +375,7 @@ int cmd_segment(int argc, char **argv)
         st = run(&a, &err);
     if (st) {
         fprintf(stderr, "samc segment: %s\n", err.msg);
-        return st == SAMC_ERR_ARG ? 2 : 1;
+        return cli_exit_code(st);
     }
     return 0;
 }

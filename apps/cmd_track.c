@@ -1,11 +1,13 @@
 /* cmd_track.c - `samc track`: prompts on frames -> per-frame, per-object PNG
- * masks, overlay frames and a JSON summary of object scores. */
+ * masks, overlay frames and JSON, each frame's files written (atomically) as
+ * soon as that frame is done, so an interrupted run keeps what it finished. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/base/error.h"
@@ -27,7 +29,7 @@ typedef struct track_prompt { /* all points/box/mask of one (frame, object) */
 typedef struct track_args {
     const char *model, *config, *frames, *out, *impl;
     track_prompt prompts[MAX_PROMPTS];
-    int n_prompts, start, max_frames;
+    int n_prompts, start, max_frames, threads;
     bool reverse, allow_nonfinite;
 } track_args;
 
@@ -50,7 +52,7 @@ static track_prompt *prompt_for(track_args *a, int frame, int obj, samc_error *e
 static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
 {
     int frame, obj, used = 0;
-    if (sscanf(s, "%d:%d:%n", &frame, &obj, &used) != 2 || used == 0 || frame < 0)
+    if (sscanf(s, "%d:%d:%n", &frame, &obj, &used) != 2 || used == 0 || frame < 0 || frame > 100000000)
         return samc_fail(err, SAMC_ERR_ARG, "--prompt '%s': expected FRAME:OBJ:point=X,Y[,L] | box=X0,Y0,X1,Y1 | mask=PNG", s);
     const char *kv = s + used;
     track_prompt *p = prompt_for(a, frame, obj, err);
@@ -81,7 +83,7 @@ static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
 static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
-    a->impl = "ref", a->start = -1, a->max_frames = -1;
+    a->impl = NULL, a->start = -1, a->max_frames = -1; /* impl NULL: the library's default, fast */
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         samc_status st = SAMC_OK;
@@ -102,6 +104,7 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
         else if (!strcmp(f, "--start")) st = cli_parse_int("--start", v, 0, 100000000, &a->start, err);
         else if (!strcmp(f, "--max-frames")) st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err);
         else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
@@ -109,26 +112,108 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
             return st;
     }
     if (!a->model || !a->frames || !a->out)
-        return samc_fail(err, SAMC_ERR_ARG, "--model, --frames and --out are required");
+        return samc_fail(err, SAMC_ERR_ARG, "--model, --frames and --out are required (samc track --help)");
     if (!a->n_prompts)
         return samc_fail(err, SAMC_ERR_ARG, "no --prompt given (FRAME:OBJ:point=X,Y[,L], box=..., or mask=PNG)");
     return SAMC_OK;
 }
 
+/* Each --prompt against the video: frame index in range, points and box
+ * inside the frame (the check segment makes too). */
+static samc_status check_prompts(const track_args *a, const samc_frames *f, samc_error *err)
+{
+    const int n = samc_frames_count(f), w = samc_frames_width(f), h = samc_frames_height(f);
+    for (int i = 0; i < a->n_prompts; i++) {
+        const track_prompt *p = &a->prompts[i];
+        char where[64];
+        snprintf(where, sizeof where, "--prompt on frame %d object %d", p->frame, p->obj);
+        if (p->frame >= n)
+            return samc_fail(err, SAMC_ERR_ARG, "%s: frame %d is outside the video (frames 0..%d)", where, p->frame, n - 1);
+        samc_status st = cli_check_points(where, p->pts, p->n, w, h, err);
+        if (!st && p->has_box)
+            st = cli_check_box(where, p->box, w, h, err);
+        if (st)
+            return st;
+    }
+    if (a->start >= n)
+        return samc_fail(err, SAMC_ERR_ARG, "--start %d: outside the video (frames 0..%d)", a->start, n - 1);
+    return SAMC_OK;
+}
+
+/* Decode every frame once before the model loads: a truncated or corrupt
+ * JPEG is reported at once, not after the frames before it were tracked
+ * (decoding is milliseconds a frame, tracking seconds). */
+static samc_status check_frames_decode(samc_frames *f, samc_error *err)
+{
+    const uint8_t *rgb;
+    samc_status st = SAMC_OK;
+    for (int t = 0; !st && t < samc_frames_count(f); t++)
+        st = samc_frames_get(f, t, &rgb, err);
+    return st;
+}
+
 typedef struct track_run {
     const track_args *a;
+    const samc_tracker *t;
     samc_frames *frames;           /* for the overlays */
-    cJSON *json_frames;
+    FILE *jsonl;                   /* track.jsonl: one line per finished frame */
+    cJSON *json_frames;            /* the same, for track.json at the end */
     int done, total;
+    double t_last, t_start;
     samc_error *err;
-    cli_outputs outs;              /* every file under a temporary name until the run completes */
 } track_run;
 
-static const uint8_t colors[6][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64}, {255, 200, 0}, {200, 0, 255}, {0, 220, 220}};
-
-static samc_status on_frame(void *user, const samc_frame_masks *m)
+/* "DIR/00012.jpg" -> "00012"; frames in memory: the index. */
+static void frame_stem(const samc_tracker *t, int idx, char *out, size_t n)
 {
-    track_run *r = user;
+    const char *path = samc_tracker_frame_path(t, idx);
+    if (!path) {
+        snprintf(out, n, "%05d", idx);
+        return;
+    }
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *dot = strrchr(base, '.');
+    snprintf(out, n, "%.*s", (int)(dot ? dot - base : (ptrdiff_t)strlen(base)), base);
+}
+
+static void draw_prompts(const track_args *a, int frame, const samc_frame_masks *m, uint8_t *over)
+{
+    for (int i = 0; i < a->n_prompts; i++) {
+        const track_prompt *p = &a->prompts[i];
+        if (p->frame != frame)
+            continue;
+        int k = 0;
+        while (k < m->n_obj && m->obj_ids[k] != p->obj)
+            k++;
+        if (p->has_box)
+            cli_draw_box(over, m->width, m->height, p->box, cli_palette[k % 8]);
+        cli_draw_points(over, m->width, m->height, p->pts, p->labels, p->n);
+    }
+}
+
+/* One object's mask PNG and its JSON record. */
+static samc_status write_object(track_run *r, const samc_frame_masks *m, int k, const char *stem, uint8_t *gray,
+                                cJSON *objs)
+{
+    const int64_t hw = (int64_t)m->height * m->width;
+    const float *logits = m->logits + k * hw;
+    for (int64_t i = 0; i < hw; i++)
+        gray[i] = logits[i] > 0.0f ? 255 : 0;
+    char path[4200], file[512];
+    snprintf(file, sizeof file, "%s_obj%d.png", stem, m->obj_ids[k]);
+    snprintf(path, sizeof path, "%s/masks/%s", r->a->out, file);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(objs, o);
+    cJSON_AddNumberToObject(o, "obj_id", m->obj_ids[k]);
+    cJSON_AddStringToObject(o, "file", file);
+    cJSON_AddNumberToObject(o, "object_score", m->object_scores[k]);
+    cJSON_AddBoolToObject(o, "present", m->object_scores[k] > 0.0f);
+    samc_status st = cli_mask_json(o, logits, m->height, m->width, r->err);
+    return st ? st : cli_write_png_atomic(path, m->width, m->height, 1, gray, r->err);
+}
+
+static samc_status write_frame(track_run *r, const samc_frame_masks *m, const char *stem, cJSON *fo)
+{
     const int64_t hw = (int64_t)m->height * m->width;
     const uint8_t *rgb = NULL;
     samc_status st = samc_frames_get(r->frames, m->frame_idx, &rgb, r->err);
@@ -137,37 +222,51 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
         st = samc_fail(r->err, SAMC_ERR_NOMEM, "out of memory");
     if (!st)
         memcpy(over, rgb, (size_t)hw * 3);
+    cJSON *objs = cJSON_AddArrayToObject(fo, "objects");
+    for (int k = 0; !st && k < m->n_obj; k++) {
+        st = write_object(r, m, k, stem, gray, objs);
+        cli_blend_mask(over, m->width, m->height, m->logits + k * hw, cli_palette[k % 8]);
+    }
+    if (!st)
+        draw_prompts(r->a, m->frame_idx, m, over);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/overlay/%s.png", r->a->out, stem);
+    if (!st)
+        st = cli_write_png_atomic(path, m->width, m->height, 3, over, r->err);
+    free(gray), free(over);
+    return st;
+}
+
+static samc_status on_frame(void *user, const samc_frame_masks *m)
+{
+    track_run *r = user;
+    char stem[256];
+    frame_stem(r->t, m->frame_idx, stem, sizeof stem);
     cJSON *fo = cJSON_CreateObject();
     cJSON_AddNumberToObject(fo, "frame", m->frame_idx);
-    cJSON *objs = cJSON_AddArrayToObject(fo, "objects");
+    const char *src = samc_tracker_frame_path(r->t, m->frame_idx);
+    if (src)
+        cJSON_AddStringToObject(fo, "file", src);
+    samc_status st = write_frame(r, m, stem, fo);
+    const double now = cli_now(), secs = now - r->t_last;
+    r->t_last = now;
+    cJSON_AddNumberToObject(fo, "seconds", secs);
     char path[4200];
-    for (int k = 0; !st && k < m->n_obj; k++) {
-        int64_t area = 0;
-        for (int64_t i = 0; i < hw; i++) {
-            gray[i] = m->logits[k * hw + i] > 0.0f ? 255 : 0;
-            area += gray[i] != 0;
-            if (gray[i])
-                for (int c = 0; c < 3; c++)
-                    over[3 * i + c] = (uint8_t)((over[3 * i + c] + colors[k % 6][c]) / 2);
-        }
-        snprintf(path, sizeof path, "%s/masks/%05d_obj%d.png", r->a->out, m->frame_idx, m->obj_ids[k]);
-        const char *tmp = cli_output_tmp(&r->outs, path, r->err);
-        st = tmp ? samc_png_write(tmp, m->width, m->height, 1, gray, r->err) : SAMC_ERR_NOMEM;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "obj_id", m->obj_ids[k]);
-        cJSON_AddNumberToObject(o, "object_score", m->object_scores[k]);
-        cJSON_AddNumberToObject(o, "area", (double)area);
-        cJSON_AddItemToArray(objs, o);
-    }
-    snprintf(path, sizeof path, "%s/overlay/%05d.png", r->a->out, m->frame_idx);
-    const char *tmp = st ? NULL : cli_output_tmp(&r->outs, path, r->err);
-    if (!st)
-        st = tmp ? samc_png_write(tmp, m->width, m->height, 3, over, r->err) : SAMC_ERR_NOMEM;
+    snprintf(path, sizeof path, "%s/track.jsonl", r->a->out);
+    if (!st && !r->jsonl && !(r->jsonl = fopen(path, "w"))) /* opened with the first finished frame */
+        st = samc_fail(r->err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    char *line = st ? NULL : cJSON_PrintUnformatted(fo);
+    /* One line per frame, flushed: an interrupted run keeps the lines of
+     * the frames whose files are in place. */
+    if (!st && (!line || fprintf(r->jsonl, "%s\n", line) < 0 || fflush(r->jsonl)))
+        st = samc_fail(r->err, SAMC_ERR_IO, "%s/track.jsonl: cannot write: %s", r->a->out, strerror(errno));
+    cJSON_free(line);
     cJSON_AddItemToArray(r->json_frames, fo);
-    free(gray), free(over);
     r->done++;
-    fprintf(stderr, "\rtracking [%-30.*s] %d/%d frames", r->done * 30 / (r->total ? r->total : 1),
-            "##############################", r->done, r->total);
+    char detail[320];
+    snprintf(detail, sizeof detail, "(%s) %.3f s", stem, secs);
+    if (!st)
+        cli_progress("tracking", r->done, r->total, detail);
     return st;
 }
 
@@ -197,75 +296,134 @@ static samc_status add_prompts(samc_tracker *t, const track_args *a, samc_error 
     return SAMC_OK;
 }
 
-static samc_status write_summary(const track_args *a, cJSON *frames, cli_outputs *outs, samc_error *err)
+static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSON *frames, samc_error *err)
 {
+    const track_args *a = r->a;
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "samc_version", samc_version());
     cJSON_AddStringToObject(root, "model", a->model);
     cJSON_AddStringToObject(root, "frames", a->frames);
-    cJSON_AddStringToObject(root, "impl", a->impl);
+    cJSON_AddStringToObject(root, "impl", samc_tracker_impl(t));
+    cJSON_AddNumberToObject(root, "threads", samc_tracker_threads(t));
+    cJSON *ps = cJSON_AddArrayToObject(root, "prompts");
+    for (int i = 0; i < a->n_prompts; i++) {
+        const track_prompt *p = &a->prompts[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(ps, o);
+        cJSON_AddNumberToObject(o, "frame", p->frame);
+        cJSON_AddNumberToObject(o, "obj_id", p->obj);
+        cli_prompt_json(o, p->pts, p->labels, p->n, p->has_box ? p->box : NULL);
+        if (p->mask)
+            cJSON_AddStringToObject(o, "mask", p->mask);
+    }
+    cJSON_AddNumberToObject(root, "frames_tracked", r->done);
+    cJSON_AddNumberToObject(root, "seconds_total", cli_now() - r->t_start);
     cJSON_AddItemToObject(root, "per_frame", frames);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     char path[4200];
     snprintf(path, sizeof path, "%s/track.json", a->out);
-    const char *tmp = text ? cli_output_tmp(outs, path, err) : NULL;
-    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : !tmp ? SAMC_ERR_NOMEM : SAMC_OK;
-    if (!st)
-        st = cli_write_bytes(tmp, text, strlen(text), err);
+    samc_status st = !text ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory")
+                           : cli_write_file_atomic(path, text, strlen(text), err);
     cJSON_free(text);
     return st;
+}
+
+/* masks/, overlay/ and track.jsonl, before the model loads. */
+static samc_status prepare_outputs(track_run *r, samc_error *err)
+{
+    char dir[4200];
+    samc_status st = cli_prepare_out_dir(r->a->out, err);
+    snprintf(dir, sizeof dir, "%s/masks", r->a->out);
+    if (!st)
+        st = cli_prepare_out_dir(dir, err);
+    snprintf(dir, sizeof dir, "%s/overlay", r->a->out);
+    if (!st)
+        st = cli_prepare_out_dir(dir, err);
+    snprintf(dir, sizeof dir, "%s/track.jsonl", r->a->out);
+    if (!st && access(dir, F_OK) == 0 && access(dir, W_OK))
+        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
+    return st;
+}
+
+static samc_status load_tracker(const track_args *a, samc_model **mdl, samc_tracker **t, samc_error *err)
+{
+    samc_model_params mp = samc_model_default_params();
+    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
+    samc_tracker_params tp = samc_tracker_default_params();
+    tp.impl = a->impl, tp.n_threads = a->threads;
+    samc_status st = samc_model_load(a->model, &mp, mdl, err);
+    return st ? st : samc_tracker_new(*mdl, &tp, t, err);
+}
+
+/* The frames propagate visits: from --start (else the first prompted frame). */
+static int frames_to_track(const track_args *a, int n)
+{
+    int start = a->start;
+    for (int i = 0; start < 0 && i < a->n_prompts; i++)
+        start = a->prompts[i].frame;
+    for (int i = 0; a->start < 0 && i < a->n_prompts; i++)
+        start = a->prompts[i].frame < start ? a->prompts[i].frame : start;
+    if (a->reverse && start == 0)
+        return 0;
+    const int span = a->reverse ? start + 1 : n - start;
+    return a->max_frames >= 0 && a->max_frames + 1 < span ? a->max_frames + 1 : span;
 }
 
 int cmd_track(int argc, char **argv)
 {
     static track_args a;
     samc_error err = {0};
+    samc_model *mdl = NULL;
     samc_tracker *t = NULL;
-    track_run r = {.a = &a, .err = &err};
+    track_run r = {.a = &a, .err = &err, .t_start = cli_now()};
     samc_status st = parse_args(argc, argv, &a, &err);
     if (!st)
         st = samc_frames_open_dir(a.frames, &r.frames, &err); /* validates the directory before the model loads */
     if (!st)
-        st = samc_tracker_load_ex(a.model, a.config, &(samc_load_options){.allow_nonfinite = a.allow_nonfinite}, &t,
-                                  &err);
+        st = check_prompts(&a, r.frames, &err);
     if (!st)
-        st = samc_tracker_set_impl(t, a.impl, &err);
+        st = check_frames_decode(r.frames, &err);
+    if (!st)
+        st = prepare_outputs(&r, &err);
+    if (!st)
+        st = load_tracker(&a, &mdl, &t, &err);
+    r.t = t;
     if (!st)
         st = samc_tracker_open_frames_dir(t, a.frames, &err);
     if (!st)
         st = add_prompts(t, &a, &err);
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/masks", a.out);
-    if (!st)
-        st = cli_mkdirs(dir, &err);
-    snprintf(dir, sizeof dir, "%s/overlay", a.out);
-    if (!st)
-        st = cli_mkdirs(dir, &err);
     r.json_frames = cJSON_CreateArray();
     if (!st) {
-        const int n = samc_tracker_num_frames(t);
-        r.total = a.max_frames >= 0 && a.max_frames + 1 < n ? a.max_frames + 1 : n;
+        r.total = frames_to_track(&a, samc_tracker_num_frames(t));
+        r.t_last = cli_now();
         st = samc_tracker_propagate(t, a.start, a.max_frames, a.reverse, on_frame, &r, &err);
-        fprintf(stderr, "\n");
+        cli_progress_end();
     }
     if (!st) {
-        st = write_summary(&a, r.json_frames, &r.outs, &err);
+        st = write_summary(&r, t, r.json_frames, &err);
         r.json_frames = NULL;
     }
-    /* Masks, overlays and track.json were written under temporary names:
-     * all are renamed now, or all removed after a failure. */
-    if (!st)
-        st = cli_outputs_commit(&r.outs, &err);
-    else
-        cli_outputs_discard(&r.outs);
+    if (r.jsonl)
+        fclose(r.jsonl);
+    if (st && r.done == 0) { /* nothing finished: leave no empty directories behind */
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/masks", a.out);
+        rmdir(dir);
+        snprintf(dir, sizeof dir, "%s/overlay", a.out);
+        rmdir(dir);
+    }
     cJSON_Delete(r.json_frames);
     samc_frames_free(r.frames);
     samc_tracker_free(t);
+    samc_model_free(mdl);
     if (st) {
         fprintf(stderr, "samc track: %s\n", err.msg);
-        return st == SAMC_ERR_ARG ? 2 : 1;
+        return cli_exit_code(st);
     }
-    printf("samc: %d frame(s) tracked; masks in %s/masks, overlays in %s/overlay, summary %s/track.json\n", r.done,
-           a.out, a.out, a.out);
+    if (cli_verbosity >= 1)
+        printf("samc: %d frame(s) tracked in %.3f s (impl %s); masks in %s/masks, overlays in %s/overlay, "
+               "per-frame JSON lines %s/track.jsonl, summary %s/track.json\n",
+               r.done, cli_now() - r.t_start, a.impl ? a.impl : samc_default_impl(), a.out, a.out, a.out, a.out);
     return 0;
 }

@@ -1,55 +1,131 @@
-/* samc_main.c - the `samc` command: segment, parity, info. */
+/* samc_main.c - the `samc` command: the command table, global flags
+ * (--version, -h/--help, -v/--verbose, -q/--quiet) and each command's help. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "samc.h"
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const char *usage;           /* options, one per line */
+} cli_command;
+
+static const cli_command commands[] = {
+    {"segment", cmd_segment, "segment an image from point / box / mask prompts",
+     "samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG --out DIR\n"
+     "             (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE) [options]\n"
+     "  --model CKPT            .pt, .safetensors or a parity dump .h5 (its own config);\n"
+     "                          without --model: the bundled demo model and image\n"
+     "  --config NAME|FILE      preset (sam2.1_hiera_t, ...) or .json; default: detected\n"
+     "  --point X,Y[,LABEL]     a point prompt (label 1 foreground, 0 background); repeatable\n"
+     "  --box X0,Y0,X1,Y1       one box prompt (inside the image)\n"
+     "  --mask-input FILE       low-res logits (float32, S/4 x S/4) or a PNG of that size\n"
+     "  --multimask             three candidate masks (the official default for one point)\n"
+     "  --impl fast|ref|bf16    implementation (default fast)\n"
+     "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
+     "  --threads N             threads (default: OMP_NUM_THREADS or all cores)\n"
+     "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
+     "  --allow-nonfinite       load weights that hold NaN/Inf\n"
+     "  --out DIR               mask_K.png, overlay.png, result.json, low_res_masks.f32\n"},
+    {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
+     "samc track --model CKPT [--config NAME|FILE.json] --frames DIR --out DIR --prompt SPEC ... [options]\n"
+     "  --prompt FRAME:OBJ:point=X,Y[,L]     a point on frame FRAME for object id OBJ (repeatable)\n"
+     "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
+     "  --prompt FRAME:OBJ:mask=PNG          a mask (nonzero = object)\n"
+     "  --start N               first frame to propagate from (default: the first prompted)\n"
+     "  --max-frames N          frames after the start (default: all)\n"
+     "  --reverse               propagate backwards\n"
+     "  --impl fast|ref|bf16    implementation (default fast)\n"
+     "  --threads N             threads\n"
+     "  --allow-nonfinite       load weights that hold NaN/Inf\n"
+     "  --out DIR               masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
+     "                          (one line per frame, written as each frame is done), track.json\n"},
+    {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
+     "samc parity DUMP.h5 [options]\n"
+     "  --impl ref|fast|bf16    implementation (default: the registry's default, fast)\n"
+     "  --impl-override L=IMPL  implementation of one layer (repeatable)\n"
+     "  --isolated              each layer alone on the recorded inputs\n"
+     "  --strict                no re-synchronised decisions\n"
+     "  --tol X                 tolerance (default: the implementation's)\n"
+     "  --json FILE             the report as JSON\n"},
+    {"info", cmd_info, "show the detected config, key check, implementation and threads",
+     "samc info [CKPT] [options]\n"
+     "  --config NAME|FILE      config instead of the detected one\n"
+     "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
+     "  --impls                 the implementations (CKPT optional)\n"
+     "  --layers                the layer instances (names --impl-override takes)\n"
+     "  --keys                  the state_dict keys the config implies\n"},
+    {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
+     "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
+     "           [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
+     "           [--prompts N] [--layers] [--sgemm]   (random seeded weights without --model)\n"},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: samc <command> [options]\n"
-            "\n"
-            "commands:\n"
-            "  segment   segment an image from point / box / mask prompts\n"
-            "            samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG\n"
-            "                         (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE)\n"
-            "                         [--multimask] [--impl ref|fast] [--impl-override LAYER=IMPL]\n"
-            "                         [--max-hole-area A] [--max-sprinkle-area A] [--threads N]\n"
-            "                         [--allow-nonfinite] --out DIR\n"
-            "            without --model: the bundled demo model and image\n"
-            "  track     track objects through a video (a directory of numbered JPEG frames)\n"
-            "            samc track --model CKPT [--config NAME|FILE.json] --frames DIR\n"
-            "                       --prompt FRAME:OBJ:point=X,Y[,L] | FRAME:OBJ:box=X0,Y0,X1,Y1 |\n"
-            "                                FRAME:OBJ:mask=PNG ...  [--reverse] [--start N] [--max-frames N]\n"
-            "                       [--impl ref|fast] [--allow-nonfinite] --out DIR\n"
-            "  parity    compare samc with a PyTorch parity dump, layer by layer\n"
-            "            samc parity DUMP.h5 [--impl ref|fast] [--impl-override LAYER=IMPL ...]\n"
-            "                        [--isolated] [--tol X] [--json FILE]\n"
-            "  info      show the detected config and key check of a checkpoint\n"
-            "            samc info CKPT [--config NAME|FILE.json] [--allow-nonfinite]\n"
-            "  bench     time the image encoder, prompt -> masks and end to end (ref and/or fast)\n"
-            "            samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
-            "                       [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
-            "                       [--prompts N] [--sgemm]   (random seeded weights without --model)\n");
+    fprintf(f, "usage: samc [--version] [-v|--verbose] [-q|--quiet] <command> [options]\n\ncommands:\n");
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`samc <command> --help` shows a command's options.\n"
+               "exit codes: 0 success, 1 runtime failure (files, model, output), 2 usage error\n");
+}
+
+void cli_usage(const char *cmd, void *file)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(commands[i].name, cmd))
+            fprintf(file, "usage: %s", commands[i].usage);
+}
+
+static bool is_help(const char *a) { return !strcmp(a, "-h") || !strcmp(a, "--help"); }
+
+/* -v/--verbose and -q/--quiet anywhere on the line apply to every command;
+ * they are taken out before the command parses its own options. */
+static int take_verbosity(int argc, char **argv)
+{
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")))
+            cli_verbosity = 2;
+        else if (i > 0 && (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")))
+            cli_verbosity = 0;
+        else
+            argv[n++] = argv[i];
+    }
+    samc_log_set_level(cli_verbosity >= 2 ? SAMC_LOG_INFO : cli_verbosity == 0 ? SAMC_LOG_ERROR : SAMC_LOG_WARN);
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    argc = take_verbosity(argc, argv);
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
     }
-    if (!strcmp(argv[1], "segment"))
-        return cmd_segment(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "parity"))
-        return cmd_parity(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "track"))
-        return cmd_track(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "info"))
-        return cmd_info(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "bench"))
-        return cmd_bench(argc - 1, argv + 1);
+    if (is_help(argv[1])) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("samc %s (default implementation %s)\n", samc_version(), samc_default_impl());
+        return CLI_EXIT_OK;
+    }
+    for (int i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name))
+            continue;
+        for (int k = 2; k < argc; k++)
+            if (is_help(argv[k])) {
+                cli_usage(commands[i].name, stdout);
+                return CLI_EXIT_OK;
+            }
+        return commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "samc: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return 2;
+    return CLI_EXIT_USAGE;
 }

@@ -1,10 +1,17 @@
 /* samc.h - Segment Anything 2 in C: the public API.
  *
- * The image predictor mirrors the official SAM2ImagePredictor:
+ * In the manner of llama.cpp / whisper.cpp: a samc_model (weights and
+ * config, loaded once, read-only afterwards) is shared by any number of image
+ * predictors and video trackers, on any number of threads; each predictor or
+ * tracker is used by one thread at a time.
  *
- *   samc_error err = {0};
+ *   samc_error err;
+ *   samc_model *model;
+ *   samc_model_params mp = samc_model_default_params();
+ *   if (samc_model_load("sam2.1_hiera_tiny.pt", &mp, &model, &err)) { puts(err.msg); ... }
+ *   samc_predictor_params pp = samc_predictor_default_params();    // impl "fast"
  *   samc_predictor *p;
- *   if (samc_predictor_load("sam2.1_hiera_tiny.pt", NULL, &p, &err)) { puts(err.msg); ... }
+ *   samc_predictor_new(model, &pp, &p, &err);
  *   samc_predictor_set_image(p, rgb, height, width, &err);      // computes the embedding once
  *   float pt[2] = {500, 375}; int32_t lab[1] = {1};
  *   samc_predict_request rq = {.point_coords = pt, .point_labels = lab, .n_points = 1,
@@ -14,10 +21,12 @@
  *   ... m.masks[k*H*W + y*W + x] > 0 ...
  *   samc_masks_free(&m);
  *   samc_predictor_free(p);
+ *   samc_model_free(model);                                     // after its predictors
  *
- * Every call returns SAMC_OK or a samc_status with a message in `err` that
- * names the file, key or argument at fault. Nothing here aborts on bad input.
- * A predictor is not thread-safe; use one per thread.
+ * Every call returns SAMC_OK or a samc_status; `err` (may be NULL) is
+ * cleared on entry and, on failure, holds a message that names the file, key
+ * or argument at fault. Nothing here aborts on bad input, NULL handles
+ * included. docs/api.md has complete example programs.
  */
 #ifndef SAMC_H
 #define SAMC_H
@@ -30,37 +39,131 @@
 extern "C" {
 #endif
 
-typedef struct samc_predictor samc_predictor;
+/* ---- version ---------------------------------------------------------- */
+
+#define SAMC_VERSION_MAJOR 0
+#define SAMC_VERSION_MINOR 2
+#define SAMC_VERSION_PATCH 0
+#define SAMC_VERSION_STRING "0.2.0"
+
+/* The version of the library linked ("0.2.0"), which may differ from the
+ * header's SAMC_VERSION_STRING when linking a shared library. */
+const char *samc_version(void);
+
+/* ---- logging ---------------------------------------------------------- */
+
+typedef enum samc_log_level {
+    SAMC_LOG_ERROR = 0,
+    SAMC_LOG_WARN = 1,
+    SAMC_LOG_INFO = 2,  /* model loaded, implementation chosen */
+    SAMC_LOG_DEBUG = 3
+} samc_log_level;
+
+/* Receives each message (one line, no trailing newline) at or below the
+ * verbosity. Called from the thread that logs. */
+typedef void (*samc_log_fn)(samc_log_level level, const char *msg, void *user);
+
+/* Install a log callback for the whole process (NULL: the default, which
+ * writes "samc: MSG" lines to stderr). Set it before using the library from
+ * several threads. */
+void samc_log_set(samc_log_fn fn, void *user);
+/* Messages above `level` are dropped (default SAMC_LOG_WARN). */
+void samc_log_set_level(samc_log_level level);
+samc_log_level samc_log_get_level(void);
+
+/* Progress of long work: `what` names it ("encode" for the image encoder's
+ * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
+typedef void (*samc_progress_fn)(void *user, const char *what, int done, int total);
+
+/* ---- the model -------------------------------------------------------- */
+
+typedef struct samc_model samc_model;
+
+typedef struct samc_model_params {
+    /* A preset name ("sam2.1_hiera_t", "sam2_hiera_b+", ... or
+     * "sam2.1_hiera_tiny"), a path to a .json config (the YAML `model:`
+     * section as JSON), or NULL: a parity dump's own /model/config_json, else
+     * the preset detected from the weight shapes. */
+    const char *config;
+    /* Weights holding NaN or Inf are refused at load (the message names the
+     * first such key and index); 1 loads them anyway. */
+    int allow_nonfinite;
+} samc_model_params;
+
+samc_model_params samc_model_default_params(void);
 
 /* Load a checkpoint: an official .pt (torch.save zip), a .safetensors file
- * or a parity dump .h5, recognised by content. `config` is a preset name
- * ("sam2.1_hiera_t", "sam2_hiera_b+", ... or "sam2.1_hiera_tiny"), a path to
- * a .json config (the YAML `model:` section as JSON), or NULL to detect the
- * preset from the weight shapes. Every key and shape is checked first. */
+ * or a parity dump .h5, recognised by content. Every key and shape is
+ * checked first. params NULL: the defaults. */
+samc_status samc_model_load(const char *path, const samc_model_params *params, samc_model **out, samc_error *err);
+/* Free a model after every predictor and tracker made from it. NULL is a no-op. */
+void samc_model_free(samc_model *model);
+/* Name of the resolved config ("sam2.1_hiera_t", or the json file name); "" for NULL. */
+const char *samc_model_config_name(const samc_model *model);
+/* The model's input side (1024 for the official checkpoints); 0 for NULL. */
+int samc_model_image_size(const samc_model *model);
+
+/* The implementations a predictor or tracker can run: "fast" (OpenMP, SIMD,
+ * BLAS; the default), "ref" (the scalar reference), "bf16", ... */
+const char *samc_default_impl(void);
+
+/* ---- images ------------------------------------------------------------ */
+
+/* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
+ * *rgb is released with samc_free. */
+samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
+/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
+samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
+                           samc_error *err);
+/* Release memory samc handed out (samc_read_image). NULL is a no-op. */
+void samc_free(void *ptr);
+
+/* ---- image predictor: SAM2ImagePredictor ---------------------------- */
+
+typedef struct samc_predictor samc_predictor;
+
+typedef struct samc_predictor_params {
+    const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", "bf16", ... */
+    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    /* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
+     * holes / remove foreground specks up to this many low-res pixels
+     * (8-connected components) before upsampling. 0 (the default) turns each off. */
+    double max_hole_area, max_sprinkle_area;
+    samc_progress_fn progress; /* set_image: "encode", one step per encoder block; NULL: none */
+    void *progress_user;
+} samc_predictor_params;
+
+samc_predictor_params samc_predictor_default_params(void);
+
+/* A predictor on `model` (which must outlive it). params NULL: the defaults. */
+samc_status samc_predictor_new(const samc_model *model, const samc_predictor_params *params, samc_predictor **out,
+                               samc_error *err);
+void samc_predictor_free(samc_predictor *p);
+/* The implementation it runs ("fast") and the threads it uses; "" / 0 for NULL. */
+const char *samc_predictor_impl(const samc_predictor *p);
+int samc_predictor_threads(const samc_predictor *p);
+const samc_model *samc_predictor_model(const samc_predictor *p);
+
+/* Model and predictor in one: samc_model_load + samc_predictor_new, the
+ * predictor owning its model (kept from the first API). */
 samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
                                 samc_error *err);
 
 /* Options of the *_load_ex functions; {0} gives the defaults of *_load. */
 typedef struct samc_load_options {
-    /* Weights holding NaN or Inf are refused at load (the message names the
-     * first such key and index); 1 loads them anyway. */
-    int allow_nonfinite;
+    int allow_nonfinite;       /* as samc_model_params.allow_nonfinite */
 } samc_load_options;
 
 /* samc_predictor_load with options (opts may be NULL). */
 samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
                                    samc_predictor **out, samc_error *err);
-void samc_predictor_free(samc_predictor *p);
 
-/* "ref" (scalar reference, the default) or "fast". */
+/* Change the implementation ("fast", "ref", ...; NULL: the default). */
 samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err);
 /* "LAYER=IMPL", LAYER an official module name or prefix
  * ("image_encoder.trunk.blocks.3=ref"). */
 samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
 void samc_predictor_set_threads(samc_predictor *p, int n);
-/* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
- * holes / remove foreground specks up to this many low-res pixels (8-connected
- * components) before upsampling. 0 (the default) turns each off. */
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
 
@@ -94,15 +197,15 @@ void samc_masks_free(samc_masks *m);
 /* The image embedding of the current image (C x H x W), owned by p. */
 samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
                                          samc_error *err);
-/* Side of the low-res mask grid (mask_input must be this squared). */
+/* Side of the low-res mask grid (mask_input must be this squared); 0 for NULL. */
 int samc_predictor_low_res_size(const samc_predictor *p);
 /* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
 const char *samc_predictor_config_name(const samc_predictor *p);
 
-/* ---- video: SAM2VideoPredictor -------------------------------------------
+/* ---- video tracker: SAM2VideoPredictor -------------------------------
  *
  *   samc_tracker *t;
- *   samc_tracker_load("sam2.1_hiera_tiny.pt", NULL, &t, &err);
+ *   samc_tracker_new(model, NULL, &t, &err);
  *   samc_tracker_open_frames_dir(t, "video_frames/", &err);   // 00000.jpg, 00001.jpg, ...
  *   float pt[2] = {210, 350}; int32_t lab[1] = {1};
  *   samc_tracker_add_points(t, 0, 1, pt, lab, 1, NULL, 1, NULL, &err);  // frame 0, object 1
@@ -123,18 +226,38 @@ typedef struct samc_frame_masks {
     const float *object_scores;  /* n_obj object-score logits (<= 0: object absent) */
 } samc_frame_masks;
 
+/* A non-OK return stops propagation with that status. */
 typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
 
+typedef struct samc_tracker_params {
+    const char *impl;            /* NULL: samc_default_impl() ("fast") */
+    int n_threads;               /* 0: OpenMP's default */
+    /* SAM2VideoPredictor options: fill_hole_area (< 0, the default: the
+     * config's, 8 for the official configs; 0 turns it off) and
+     * non_overlap_masks (0). */
+    double fill_hole_area;
+    int non_overlap_masks;
+    samc_progress_fn progress;   /* propagate: "propagate", one step per frame; NULL: none */
+    void *progress_user;
+} samc_tracker_params;
+
+samc_tracker_params samc_tracker_default_params(void);
+
+/* A tracker on `model` (which must outlive it). params NULL: the defaults. */
+samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params *params, samc_tracker **out,
+                             samc_error *err);
+void samc_tracker_free(samc_tracker *t);
+const char *samc_tracker_impl(const samc_tracker *t);
+int samc_tracker_threads(const samc_tracker *t);
+
+/* Model and tracker in one, the tracker owning its model (the first API). */
 samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err);
-/* samc_tracker_load with options (opts may be NULL). */
 samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
                                  samc_tracker **out, samc_error *err);
-void samc_tracker_free(samc_tracker *t);
 samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
 samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);
-/* SAM2VideoPredictor options: fill_hole_area (8 by default as
- * build_sam2_video_predictor; 0 turns it off) and non_overlap_masks (0). Set
- * before opening frames. */
+void samc_tracker_set_threads(samc_tracker *t, int n);
+/* fill_hole_area (>= 0) and non_overlap_masks; set before opening frames. */
 samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err);
 
 /* init_state: a directory of JPEG frames named by number, or frames in
@@ -165,8 +288,10 @@ samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, i
                                    void *user, samc_error *err);
 samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err);
 samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err);
-void samc_tracker_reset(samc_tracker *t);
+samc_status samc_tracker_reset(samc_tracker *t, samc_error *err);
 int samc_tracker_num_frames(const samc_tracker *t);
+/* The file frame t was read from (open_frames_dir), else NULL. */
+const char *samc_tracker_frame_path(const samc_tracker *t, int frame);
 /* Per-frame outputs the tracker currently stores over all objects (its
  * memory-bank size; bounded when streaming). */
 int samc_tracker_stored_outputs(const samc_tracker *t);

@@ -122,7 +122,7 @@ static void test_bad_uses(void **s)
     e = (samc_error){0};
     assert_int_equal(samc_tracker_add_points(t, 1, 3, p, l, 1, NULL, 1, NULL, &e), SAMC_OK);
     assert_int_equal(samc_tracker_propagate(t, -1, 1, 0, NULL, NULL, &e), SAMC_OK);
-    samc_tracker_reset(t);
+    assert_int_equal(samc_tracker_reset(t, NULL), SAMC_OK);
     e = (samc_error){0};
     assert_int_equal(samc_tracker_propagate(t, -1, -1, 0, NULL, NULL, &e), SAMC_ERR_ARG);
     samc_tracker_free(t);

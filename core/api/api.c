@@ -1,18 +1,54 @@
-/* api.c - include/samc.h on top of the model wiring. */
+/* api.c - the image predictor of include/samc.h on the model wiring. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/error.h"
-#include "core/models/sam2/sam2_model.h"
-#include "samc.h"
+#include "core/api/api_internal.h"
 
 struct samc_predictor {
-    samc_sam2_model *model;
+    const samc_model *model;
+    samc_model *owned;               /* samc_predictor_load's own model, else NULL */
     samc_exec x;
     samc_sam2_image_opts opts;
     samc_sam2_features features;
     bool has_image;
+    samc_progress_fn progress;
+    void *progress_user;
+    int blocks_done;                 /* encoder progress of the current set_image */
 };
+
+samc_predictor_params samc_predictor_default_params(void)
+{
+    return (samc_predictor_params){.impl = NULL, .n_threads = 0};
+}
+
+samc_status samc_predictor_new(const samc_model *model, const samc_predictor_params *params, samc_predictor **out,
+                               samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    SAMC_API_NEED(model, err);
+    const samc_predictor_params pp = params ? *params : samc_predictor_default_params();
+    samc_predictor *p = calloc(1, sizeof *p);
+    if (!p)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    p->model = model;
+    p->progress = pp.progress, p->progress_user = pp.progress_user;
+    /* The exec only reads the model; preparing an implementation's packed
+     * weights happens once, under the model's lock (core/runtime/exec.h). */
+    samc_status st = samc_sam2_exec_init(&p->x, model->sam2, err);
+    if (!st)
+        st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
+    if (!st)
+        st = samc_predictor_set_postprocess(p, pp.max_hole_area, pp.max_sprinkle_area, err);
+    if (st) {
+        samc_predictor_free(p);
+        return st;
+    }
+    samc__log(SAMC_LOG_INFO, "predictor: impl %s, %d thread(s)", p->x.impl->name, samc__api_threads(&p->x));
+    *out = p;
+    return SAMC_OK;
+}
 
 samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
                                 samc_error *err)
@@ -23,20 +59,19 @@ samc_status samc_predictor_load(const char *checkpoint, const char *config, samc
 samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
                                    samc_predictor **out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     *out = NULL;
-    samc_predictor *p = calloc(1, sizeof *p);
-    if (!p)
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    samc_status st = samc_sam2_model_load(checkpoint, config, opts && opts->allow_nonfinite, &p->model, err);
+    samc_model_params mp = samc_model_default_params();
+    mp.config = config;
+    mp.allow_nonfinite = opts && opts->allow_nonfinite;
+    samc_model *m = NULL;
+    samc_status st = samc_model_load(checkpoint, &mp, &m, err);
+    if (!st && (st = samc_predictor_new(m, NULL, out, err)))
+        samc_model_free(m);
     if (!st)
-        st = samc_sam2_exec_init(&p->x, p->model, err);
-    if (st) {
-        samc_sam2_model_free(p->model);
-        free(p);
-        return st;
-    }
-    *out = p;
-    return SAMC_OK;
+        (*out)->owned = m;
+    return st;
 }
 
 void samc_predictor_free(samc_predictor *p)
@@ -45,25 +80,42 @@ void samc_predictor_free(samc_predictor *p)
         return;
     samc_sam2_features_release(&p->features);
     samc_exec_free(&p->x);
-    samc_sam2_model_free(p->model);
+    samc_model_free(p->owned);
     free(p);
 }
 
+const char *samc_predictor_impl(const samc_predictor *p) { return p ? p->x.impl->name : ""; }
+
+int samc_predictor_threads(const samc_predictor *p) { return p ? samc__api_threads(&p->x) : 0; }
+
+const samc_model *samc_predictor_model(const samc_predictor *p) { return p ? p->model : NULL; }
+
 samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err)
 {
-    return samc_exec_set_impl(&p->x, impl ? impl : "", err);
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    return samc_exec_set_impl(&p->x, impl ? impl : samc_default_impl(), err);
 }
 
 samc_status samc_predictor_override(samc_predictor *p, const char *spec, samc_error *err)
 {
-    return samc_exec_add_override(&p->x, spec ? spec : "", err);
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(spec, err);
+    return samc_exec_add_override(&p->x, spec, err);
 }
 
-void samc_predictor_set_threads(samc_predictor *p, int n) { samc_exec_set_threads(&p->x, n > 0 ? n : 1); }
+void samc_predictor_set_threads(samc_predictor *p, int n)
+{
+    if (p)
+        samc_exec_set_threads(&p->x, n > 0 ? n : 0);
+}
 
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
     if (!(max_hole_area >= 0) || !(max_sprinkle_area >= 0))
         return samc_fail(err, SAMC_ERR_ARG, "max_hole_area and max_sprinkle_area must be >= 0 (got %g, %g)",
                          max_hole_area, max_sprinkle_area);
@@ -72,25 +124,51 @@ samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_ar
     return SAMC_OK;
 }
 
+/* The trace reports each completed parity point: the encoder's blocks give
+ * the progress of set_image. */
+static void encode_progress(void *user, const char *module, const samc_scope *sc, int nslots,
+                            const char *const *slots, const samc_tensor *const *t)
+{
+    samc_predictor *p = user;
+    static const char blocks[] = "image_encoder.trunk.blocks.";
+    if (strncmp(module, blocks, sizeof blocks - 1) || strchr(module + sizeof blocks - 1, '.'))
+        return;
+    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam2->depth);
+}
+
 samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rgb, err);
     samc_sam2_features_release(&p->features);
     p->has_image = false;
+    p->blocks_done = 0;
+    if (p->progress)
+        samc_exec_set_trace(&p->x, encode_progress, p);
     samc_status st = samc_sam2_encode_image(&p->x, rgb, h, w, &p->features, err);
+    if (p->progress)
+        samc_exec_set_trace(&p->x, NULL, NULL);
     p->has_image = st == SAMC_OK;
     return st;
 }
 
-int samc_predictor_low_res_size(const samc_predictor *p) { return 4 * p->model->emb; }
+int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->model->sam2->emb : 0; }
 
-const char *samc_predictor_config_name(const samc_predictor *p) { return p->model->cfg.name; }
+const char *samc_predictor_config_name(const samc_predictor *p) { return p ? p->model->sam2->cfg.name : ""; }
 
 samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
                                    samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     memset(out, 0, sizeof *out);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rq, err);
     if (!p->has_image)
         return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict");
+    if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
+        return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
     const int s = samc_predictor_low_res_size(p);
     const int64_t mshape[3] = {1, s, s};
     samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
@@ -130,6 +208,12 @@ void samc_masks_free(samc_masks *m)
 samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
                                          samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(data, err);
+    SAMC_API_NEED(c, err);
+    SAMC_API_NEED(h, err);
+    SAMC_API_NEED(w, err);
     if (!p->has_image)
         return samc_fail(err, SAMC_ERR_ARG, "no image set");
     const samc_tensor *t = &p->features.image_embed;

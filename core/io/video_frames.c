@@ -25,6 +25,10 @@ struct samc_frames {
 int samc_frames_count(const samc_frames *f) { return f->count; }
 int samc_frames_height(const samc_frames *f) { return f->h; }
 int samc_frames_width(const samc_frames *f) { return f->w; }
+const char *samc_frames_path(const samc_frames *f, int t)
+{
+    return f->paths && t >= 0 && t < f->count ? f->paths[t] : NULL;
+}
 
 static samc_frames *frames_alloc(void)
 {

@@ -30,6 +30,8 @@ void samc_frames_free(samc_frames *f);
 int samc_frames_count(const samc_frames *f);
 int samc_frames_height(const samc_frames *f);
 int samc_frames_width(const samc_frames *f);
+/* The file frame t comes from (a directory source), else NULL. */
+const char *samc_frames_path(const samc_frames *f, int t);
 /* Frame t as RGB (h*w*3), owned by the source and valid until the next get. */
 samc_status samc_frames_get(samc_frames *f, int t, const uint8_t **rgb, samc_error *err);
 
