@@ -421,7 +421,8 @@ void samc__fast_attention_rows(const float *q, int64_t ldq, const float *k, int6
 size_t samc__fast_attention_mh_scratch(int nt, int Lk, int heads, int d)
 {
     (void)nt;
-    return (size_t)heads * samc__fast_flash_kv_size(Lk, d);
+    const size_t f = samc__fast_flash_kv_size(Lk, d), b = samc__fast_flash_kv_size_bf16(Lk, d);
+    return (size_t)heads * (f > b ? f : b);
 }
 
 void samc__fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k, int64_t ldk,
@@ -431,4 +432,16 @@ void samc__fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k
     const fast_attn a = {.Lq = Lq, .Lk = Lk, .d = d, .scale = scale, .q = q, .ldq = ldq, .k = k, .ldk = ldk,
                          .v = v, .ldv = ldv, .o = out, .ldo = ldo};
     samc__fast_flash_attention(nt, &a, heads, 0, s);
+}
+
+void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, const float *k, int64_t ldk,
+                               const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale, float *out,
+                               int64_t ldo, float *s)
+{
+    const fast_attn a = {.Lq = Lq, .Lk = Lk, .d = d, .scale = scale, .q = q, .ldq = ldq, .k = k, .ldk = ldk,
+                         .v = v, .ldv = ldv, .o = out, .ldo = ldo};
+    if (bf16)
+        samc__fast_flash_attention_bf16(nt, &a, heads, 0, s);
+    else
+        samc__fast_flash_attention(nt, &a, heads, 0, s);
 }

@@ -14,7 +14,6 @@
 #include "core/nn/rope.h"
 #include "fast/fast.h"
 #include "fast/sam2/fast_sam2.h"
-#include "fast/sam2/fast_sam2.h"
 
 /* ---- RoPE tables, cached per model ---------------------------------------- */
 
@@ -112,8 +111,8 @@ static samc_status rope_attention(samc_ctx *ctx, int nt, const samc_rope_attenti
     samc__fast_linear_x(ctx, nt, v_in, a->v.in, Nk, &a->v, b->vp, C, 0);
     rope_rows(nt, b->qp, L, a->heads, hd, C, cs, sn, L);
     rope_rows(nt, b->kp, n_rope, a->heads, hd, C, cs, sn, L); /* tiled over memory frames */
-    samc__fast_attention_mh(nt, b->qp, C, b->kp, C, b->vp, C, L, Nk, a->heads, hd, 1.0f / sqrtf((float)hd), b->o, C,
-                      b->s);
+    samc__fast_attention_mh_x(nt, samc__fast_bf16_on(ctx, &a->q), b->qp, C, b->kp, C, b->vp, C, L, Nk, a->heads, hd,
+                              1.0f / sqrtf((float)hd), b->o, C, b->s);
     samc__fast_linear_x(ctx, nt, b->o, C, L, &a->out, out, a->out.out, 0);
     return SAMC_OK;
 }
