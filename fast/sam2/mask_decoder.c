@@ -31,16 +31,27 @@ static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int 
         for (int o = 0; o < c->cout; o++) {
             const float b = c->b ? c->b[o] : 0.0f;
             float *yo = y + (int64_t)o * hw * k * k;
-            for (int dy = 0; dy < k; dy++)
-                for (int dx = 0; dx < k; dx++) {
-                    const float *zr = zt + (int64_t)((o * k + dy) * k + dx) * ldz;
-                    int64_t iy = p0 / w, ix = p0 % w;
-                    for (int j = 0; j < n; j++) {
-                        yo[(iy * k + dy) * W + ix * k + dx] = zr[j] + b;
-                        if (++ix == w)
-                            ix = 0, iy++;
+            for (int dy = 0; dy < k; dy++) {
+                const float *zr = zt + (int64_t)(o * k + dy) * k * ldz;
+                /* one source row segment at a time: its k outputs per pixel
+                 * are adjacent in the output row (k == 2: interleaved
+                 * stores the compiler vectorises) */
+                for (int j0 = 0; j0 < n;) {
+                    const int64_t iy = (p0 + j0) / w, ix = (p0 + j0) % w;
+                    const int len = (int)(w - ix < n - j0 ? w - ix : n - j0);
+                    float *dst = yo + (iy * k + dy) * W + ix * k;
+                    if (k == 2) {
+                        const float *z0 = zr + j0, *z1 = zr + ldz + j0;
+                        for (int j = 0; j < len; j++)
+                            dst[2 * j] = z0[j] + b, dst[2 * j + 1] = z1[j] + b;
+                    } else {
+                        for (int dx = 0; dx < k; dx++)
+                            for (int j = 0; j < len; j++)
+                                dst[j * k + dx] = zr[dx * ldz + j0 + j] + b;
                     }
+                    j0 += len;
                 }
+            }
         }
     }
 }
