@@ -95,9 +95,11 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
         return st;
     const int64_t nq = (int64_t)Nq * D, nk = (int64_t)Nk * D;
     memcpy(q_out->data, q->data, (size_t)(B * nq) * sizeof(float));
-    memcpy(k_out->data, k->data, (size_t)(B * nk) * sizeof(float));
     for (int b = 0; b < B; b++) {
-        float *Q = q_out->data + b * nq, *K = k_out->data + b * nk;
+        /* keys are read from k and written once, k_out = norm4(k + i2t):
+         * no serial copy of the (Nk, D) map first */
+        float *Q = q_out->data + b * nq, *Ko = k_out->data + b * nk;
+        const float *K = k->data + b * nk;
         const float *qp = qpe->data + (qpe->shape[0] == 1 ? 0 : b * nq);
         const float *kp = kpe->data + (kpe->shape[0] == 1 ? 0 : b * nk);
         /* self attention */
@@ -125,8 +127,8 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
         /* cross attention, image to tokens (k + kpe is unchanged: K was not updated yet) */
         samc__fast_add(s.q, Q, qp, nq);
         attention(ctx, nt, &blk->cross_i2t, s.k, Nk, s.q, Q, Nq, s.tmp, &s);
-        samc__fast_add_mt(nt, K, K, s.tmp, nk);
-        samc__fast_layer_norm(nt, K, Nk, &blk->norm4, K);
+        samc__fast_add_mt(nt, Ko, K, s.tmp, nk);
+        samc__fast_layer_norm(nt, Ko, Nk, &blk->norm4, Ko);
     }
     return SAMC_OK;
 }
