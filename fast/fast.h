@@ -249,7 +249,10 @@ typedef struct fast_attn {
     const float *bias;   /* optional */
     int64_t ldbias;
     const float *kbias;  /* optional */
+    int dv;              /* width of a head of v and out when it differs from d (0: d); at
+                          * most d (the scratch sizes are d's) */
 } fast_attn;
+static inline int fast_attn_dv(const fast_attn *a) { return a->dv > 0 ? a->dv : a->d; }
 /* On the calling thread (inside a parallel region: one window or head per
  * task); scratch is the thread's own (samc__fast_pack_buffer 2). */
 void samc__fast_flash_attention_1t(const fast_attn *a, int heads, int64_t bias_hstride);
