@@ -20,11 +20,18 @@
 static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z)
 {
     const int k = c->k, N = c->cout * k * k, W = w * k;
-    const int64_t hw = (int64_t)h * w, np = (hw + PIX_PANEL - 1) / PIX_PANEL;
+    const int64_t hw = (int64_t)h * w;
+    /* panels of at most PIX_PANEL pixels, but at least one per thread (the
+     * 64 x 64 map of up0 is 2 panels of 2048: 2 busy threads of 16); not
+     * under 256 pixels, where packing the panel would outweigh its product */
+    int64_t pp = (hw + nt - 1) / nt;
+    pp = (pp + 31) / 32 * 32;
+    pp = pp < 256 ? 256 : pp > PIX_PANEL ? PIX_PANEL : pp;
+    const int64_t np = (hw + pp - 1) / pp;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t p = 0; p < np; p++) {
-        const int64_t p0 = p * PIX_PANEL;
-        const int n = (int)(hw - p0 < PIX_PANEL ? hw - p0 : PIX_PANEL);
+        const int64_t p0 = p * pp;
+        const int n = (int)(hw - p0 < pp ? hw - p0 : pp);
         const int64_t ldz = fast_ld(PIX_PANEL);
         float *zt = z + (size_t)omp_get_thread_num() * N * ldz;
         samc__fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, ldz, 0);

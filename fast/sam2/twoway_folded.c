@@ -74,7 +74,7 @@ void samc__fast_t2i_folded(const samc_ctx *ctx, int nt, const samc_attention *a,
     const samc_linear lq = {.in = D, .out = R, .w = Qf};
     samc__fast_linear(nt, k, D, Nk, &lq, St, R, 0);
     const int np = (R + FAST_NR - 1) / FAST_NR;
-    const int nmb = (D + 23) / 24; /* 24-row blocks of X^T */
+    const int nmb = (D + 11) / 12; /* the micro-kernel's 12-row blocks of X^T: 22 tasks for D 256 */
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
 #pragma omp for schedule(static)
@@ -90,7 +90,7 @@ void samc__fast_t2i_folded(const samc_ctx *ctx, int nt, const samc_attention *a,
         /* X^T (D, R) = v^T P^T: A = v read transposed (row stride 1) */
 #pragma omp for schedule(static)
         for (int mb = 0; mb < nmb; mb++) {
-            const int m0 = mb * 24, m = D - m0 < 24 ? D - m0 : 24;
+            const int m0 = mb * 12, m = D - m0 < 12 ? D - m0 : 12;
             samc__fast_sgemm_packed(m, R, Nk, v + m0, 1, D, Pp, Xt + (int64_t)m0 * R, R, 0);
         }
     }
