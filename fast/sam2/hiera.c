@@ -192,12 +192,17 @@ static void mlp_residual(const samc_ctx *ctx, int nt, const samc_hiera_block *bl
     if (!samc__fast_prepared(ctx, blk->mlp_fc1.prep)) /* not packed at load: per call */
         samc__fast_pack_linear(&blk->mlp_fc1, W1p), samc__fast_pack_linear(&blk->mlp_fc2, W2p);
     const int D = blk->dim_out, hidden = blk->mlp_fc1.out;
-    const int64_t ldh = fast_ld(hidden), nch = (rows + MLP_CHUNK - 1) / MLP_CHUNK;
+    /* chunks of MLP_CHUNK rows, fewer (down to 48, whole 12-row blocks)
+     * where that leaves threads idle: stage 4's 1024 rows are 8 chunks */
+    int64_t ch = (rows + nt - 1) / nt;
+    ch = (ch + 11) / 12 * 12;
+    ch = ch < 48 ? 48 : ch > MLP_CHUNK ? MLP_CHUNK : ch;
+    const int64_t ldh = fast_ld(hidden), nch = (rows + ch - 1) / ch;
     const size_t per = (size_t)MLP_CHUNK * (D + ldh);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t c = 0; c < nch; c++) {
         float *n = scratch + per * omp_get_thread_num(), *h = n + (size_t)MLP_CHUNK * D;
-        const int64_t r0 = c * MLP_CHUNK, nr = rows - r0 < MLP_CHUNK ? rows - r0 : MLP_CHUNK;
+        const int64_t r0 = c * ch, nr = rows - r0 < ch ? rows - r0 : ch;
         float *yr = y + r0 * D;
         samc__fast_layer_norm_rows(yr, D, nr, &blk->norm2, n, D);
         samc__fast_linear_x_1t(ctx, n, D, nr, &blk->mlp_fc1, W1p, h, ldh, FAST_GEMM_GELU);
