@@ -48,7 +48,7 @@ static const float *row_of(const float *base, int64_t ld, const float *const *ro
 /* Pack key blocks [jb0, jb1) of head h into kv (the head's region). */
 static void pack_kv(const fast_attn *a, int h, int jb0, int jb1, float *kv)
 {
-    const int d = a->d;
+    const int d = a->d, dv = fast_attn_dv(a);
     const float *rp[FA_NK];
     for (int jb = jb0; jb < jb1; jb++) {
         const int j0 = jb * FA_NK, nk = a->Lk - j0 < FA_NK ? a->Lk - j0 : FA_NK;
@@ -57,8 +57,8 @@ static void pack_kv(const fast_attn *a, int h, int jb0, int jb1, float *kv)
             rp[j] = row_of(a->k, a->ldk, a->krows, j0 + j, (int64_t)h * d);
         samc__fast_pack_b_rows(nk, d, rp, 1, Kp);
         for (int j = 0; j < nk; j++)
-            rp[j] = row_of(a->v, a->ldv, a->vrows, j0 + j, (int64_t)h * d);
-        samc__fast_pack_b_rows(d, nk, rp, 0, Vp);
+            rp[j] = row_of(a->v, a->ldv, a->vrows, j0 + j, (int64_t)h * dv);
+        samc__fast_pack_b_rows(dv, nk, rp, 0, Vp);
     }
 }
 
@@ -153,7 +153,7 @@ static void scale_row(float *x, int n, float f)
 /* Query rows [r0, r0 + nr) (nr <= FA_MQ) of head h against every key. */
 static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *bias, const float *kv, float *ws)
 {
-    const int d = a->d, Lk = a->Lk, nkb = nkblocks(Lk);
+    const int d = a->d, dv = fast_attn_dv(a), Lk = a->Lk, nkb = nkblocks(Lk);
     const int64_t lds = fast_ld(Lk < FA_NK ? Lk : FA_NK);
     float *Q = ws, *S = Q + (size_t)FA_MQ * d, *O = S + (size_t)FA_MQ * lds;
     float *m = O + (size_t)FA_MQ * d, *l = m + FA_MQ;
@@ -166,7 +166,7 @@ static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *b
     } else {
         qp = a->q + (int64_t)r0 * a->ldq + (int64_t)h * d, ldq = a->ldq;
     }
-    const int npd = (d + FAST_NR - 1) / FAST_NR;
+    const int npd = (dv + FAST_NR - 1) / FAST_NR; /* O is nr x dv, rows dv apart */
     if (nkb == 1 && !bias && !a->kbias) {
         /* One key block: the plain softmax, normalised before P V, which is
          * what fast/ always computed (bit for bit: the parity fixtures'
@@ -176,14 +176,14 @@ static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *b
             samc__fast_softmax_scaled(S + i * lds, Lk, a->scale);
         const float *Vp = kv + samc__fast_pack_size(FA_NK, d);
         if (!a->orows) {
-            samc__fast_sgemm_packed_ex(nr, d, Lk, S, lds, 1, Vp, 0, npd, a->o + (int64_t)r0 * a->ldo + (int64_t)h * d,
+            samc__fast_sgemm_packed_ex(nr, dv, Lk, S, lds, 1, Vp, 0, npd, a->o + (int64_t)r0 * a->ldo + (int64_t)h * dv,
                                  a->ldo, 0, NULL, 0);
             return;
         }
-        samc__fast_sgemm_packed_ex(nr, d, Lk, S, lds, 1, Vp, 0, npd, O, d, 0, NULL, 0);
+        samc__fast_sgemm_packed_ex(nr, dv, Lk, S, lds, 1, Vp, 0, npd, O, dv, 0, NULL, 0);
         for (int i = 0; i < nr; i++)
             if (a->orows[r0 + i])
-                memcpy(a->orows[r0 + i] + (int64_t)h * d, O + (size_t)i * d, (size_t)d * sizeof *O);
+                memcpy(a->orows[r0 + i] + (int64_t)h * dv, O + (size_t)i * dv, (size_t)dv * sizeof *O);
         return;
     }
     for (int i = 0; i < nr; i++)
@@ -197,22 +197,22 @@ static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *b
             const float *b2 = a->kbias ? a->kbias + j0 : NULL;
             const float corr = online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
             if (jb > 0 && corr != 1.0f)
-                scale_row(O + (size_t)i * d, d, corr);
+                scale_row(O + (size_t)i * dv, dv, corr);
         }
-        samc__fast_sgemm_packed_ex(nr, d, nk, S, lds, 1, Vp, 0, npd, O, d, jb > 0, NULL, 0);
+        samc__fast_sgemm_packed_ex(nr, dv, nk, S, lds, 1, Vp, 0, npd, O, dv, jb > 0, NULL, 0);
     }
     for (int i = 0; i < nr; i++) {
         float *o = a->orows ? a->orows[r0 + i] : a->o + (int64_t)(r0 + i) * a->ldo;
         if (!o)
             continue;
-        o += (int64_t)h * d;
+        o += (int64_t)h * dv;
         const float inv = l[i] > 0.0f ? 1.0f / l[i] : 0.0f;
         int c = 0;
         const vf vinv = vset1(inv);
-        for (; c + VL <= d; c += VL)
-            vstore(o + c, vmul(vload(O + (size_t)i * d + c), vinv));
-        for (; c < d; c++)
-            o[c] = O[(size_t)i * d + c] * inv;
+        for (; c + VL <= dv; c += VL)
+            vstore(o + c, vmul(vload(O + (size_t)i * dv + c), vinv));
+        for (; c < dv; c++)
+            o[c] = O[(size_t)i * dv + c] * inv;
     }
 }
 
@@ -224,7 +224,7 @@ void samc__fast_flash_attention_1t(const fast_attn *a, int heads, int64_t bias_h
         for (int i = 0; i < a->Lq; i++) {
             float *o = a->orows ? a->orows[i] : a->o + (int64_t)i * a->ldo;
             if (o)
-                memset(o, 0, (size_t)heads * a->d * sizeof *o);
+                memset(o, 0, (size_t)heads * fast_attn_dv(a) * sizeof *o);
         }
         return;
     }
@@ -286,7 +286,7 @@ size_t samc__fast_flash_kv_size_bf16(int Lk, int d) { return (size_t)nkblocks(Lk
 
 static void pack_kv_bf16(const fast_attn *a, int h, int jb0, int jb1, float *kv)
 {
-    const int d = a->d;
+    const int d = a->d, dv = fast_attn_dv(a);
     const float *rp[FA_NK];
     for (int jb = jb0; jb < jb1; jb++) {
         const int j0 = jb * FA_NK, nk = a->Lk - j0 < FA_NK ? a->Lk - j0 : FA_NK;
@@ -296,8 +296,8 @@ static void pack_kv_bf16(const fast_attn *a, int h, int jb0, int jb1, float *kv)
             rp[j] = row_of(a->k, a->ldk, a->krows, j0 + j, (int64_t)h * d);
         samc__fast_bf16_pack_rows(nk, d, rp, 1, Kb);
         for (int j = 0; j < nk; j++)
-            rp[j] = row_of(a->v, a->ldv, a->vrows, j0 + j, (int64_t)h * d);
-        samc__fast_bf16_pack_rows(d, nk, rp, 0, Vb);
+            rp[j] = row_of(a->v, a->ldv, a->vrows, j0 + j, (int64_t)h * dv);
+        samc__fast_bf16_pack_rows(dv, nk, rp, 0, Vb);
     }
 }
 
@@ -309,7 +309,7 @@ static size_t task_scratch_bf16(int d, int Lk)
 
 static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const float *bias, const float *kv, float *ws)
 {
-    const int d = a->d, Lk = a->Lk, nkb = nkblocks(Lk);
+    const int d = a->d, dv = fast_attn_dv(a), Lk = a->Lk, nkb = nkblocks(Lk);
     const int64_t lds = fast_ld(Lk < FA_NK ? Lk : FA_NK);
     /* bf16 rows FAST_BF16_LDA apart: Q (FA_MQ rows), then P (FA_MQ rows) */
     uint16_t *Qb = (uint16_t *)ws, *P = Qb + (size_t)FA_MQ * FAST_BF16_LDA;
@@ -333,7 +333,7 @@ static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const flo
             const float *b2 = a->kbias ? a->kbias + j0 : NULL;
             const float corr = online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
             if (jb > 0 && corr != 1.0f)
-                scale_row(O + (size_t)i * d, d, corr);
+                scale_row(O + (size_t)i * dv, dv, corr);
         }
         /* P to bf16, fp32 sums of its products with V */
         for (int i = 0; i < nr; i++) {
@@ -341,16 +341,16 @@ static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const flo
             if (nk & 1)
                 P[(size_t)i * FAST_BF16_LDA + nk] = 0;
         }
-        samc__fast_bf16_gemm_pre(nr, d, nk, P, Vb, O, d, jb > 0);
+        samc__fast_bf16_gemm_pre(nr, dv, nk, P, Vb, O, dv, jb > 0);
     }
     for (int i = 0; i < nr; i++) {
         float *o = a->orows ? a->orows[r0 + i] : a->o + (int64_t)(r0 + i) * a->ldo;
         if (!o)
             continue;
-        o += (int64_t)h * d;
+        o += (int64_t)h * dv;
         const float inv = l[i] > 0.0f ? 1.0f / l[i] : 0.0f;
-        for (int c = 0; c < d; c++)
-            o[c] = O[(size_t)i * d + c] * inv;
+        for (int c = 0; c < dv; c++)
+            o[c] = O[(size_t)i * dv + c] * inv;
     }
 }
 
@@ -421,7 +421,8 @@ void samc__fast_attention_rows(const float *q, int64_t ldq, const float *k, int6
 size_t samc__fast_attention_mh_scratch(int nt, int Lk, int heads, int d)
 {
     (void)nt;
-    return (size_t)heads * samc__fast_flash_kv_size(Lk, d);
+    const size_t f = samc__fast_flash_kv_size(Lk, d), b = samc__fast_flash_kv_size_bf16(Lk, d);
+    return (size_t)heads * (f > b ? f : b);
 }
 
 void samc__fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k, int64_t ldk,
@@ -431,4 +432,16 @@ void samc__fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k
     const fast_attn a = {.Lq = Lq, .Lk = Lk, .d = d, .scale = scale, .q = q, .ldq = ldq, .k = k, .ldk = ldk,
                          .v = v, .ldv = ldv, .o = out, .ldo = ldo};
     samc__fast_flash_attention(nt, &a, heads, 0, s);
+}
+
+void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, const float *k, int64_t ldk,
+                               const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale, float *out,
+                               int64_t ldo, float *s)
+{
+    const fast_attn a = {.Lq = Lq, .Lk = Lk, .d = d, .scale = scale, .q = q, .ldq = ldq, .k = k, .ldk = ldk,
+                         .v = v, .ldv = ldv, .o = out, .ldo = ldo};
+    if (bf16)
+        samc__fast_flash_attention_bf16(nt, &a, heads, 0, s);
+    else
+        samc__fast_flash_attention(nt, &a, heads, 0, s);
 }

@@ -79,12 +79,18 @@ void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int 
 {
     const int Ho = samc_conv2d_out_dim(H, c->kh, c->stride, c->pad), Wo = samc_conv2d_out_dim(W, c->kw, c->stride, c->pad);
     const int64_t HWo = (int64_t)Ho * Wo;
-    const int64_t np = (HWo + CONV_PANEL - 1) / CONV_PANEL;
+    /* panels of at most CONV_PANEL pixels but one per thread where the map
+     * allows (the neck's 32x32 level was one panel: one busy thread of 16),
+     * not under 256 pixels */
+    int64_t pp = (HWo + nt - 1) / nt;
+    pp = (pp + 31) / 32 * 32;
+    pp = pp < 256 ? 256 : pp > CONV_PANEL ? CONV_PANEL : pp;
+    const int64_t np = (HWo + pp - 1) / pp;
     const size_t per = samc__fast_conv2d_scratch(c, H, W);
 #pragma omp parallel for num_threads(nt) schedule(static) if (np > 1)
     for (int64_t p = 0; p < np; p++) {
-        const int64_t p0 = p * CONV_PANEL;
-        const int n = (int)(HWo - p0 < CONV_PANEL ? HWo - p0 : CONV_PANEL);
+        const int64_t p0 = p * pp;
+        const int n = (int)(HWo - p0 < pp ? HWo - p0 : pp);
         conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col + per * omp_get_thread_num());
     }
 }

@@ -145,6 +145,13 @@ static inline const fast_wpack *samc__fast_prepared(const samc_ctx *ctx, const v
 {
     return ctx && ctx->prep_slot >= 0 ? (const fast_wpack *)prep[ctx->prep_slot] : NULL;
 }
+/* Whether the body runs in the bf16 implementation (its prepared copy of l
+ * is bfloat16): the bodies then take the bf16 attention kernels too. */
+static inline int samc__fast_bf16_on(const samc_ctx *ctx, const samc_linear *l)
+{
+    const fast_wpack *p = samc__fast_prepared(ctx, l->prep);
+    return p && p->dtype == FAST_BF16;
+}
 /* y = act(x W^T + b (+ y with FAST_GEMM_ACC)) on the packed weight when the
  * model was prepared for this implementation, else packed per call. */
 void samc__fast_linear_x(const samc_ctx *ctx, int nt, const float *x, int64_t ldx, int64_t rows, const samc_linear *l,
@@ -242,7 +249,10 @@ typedef struct fast_attn {
     const float *bias;   /* optional */
     int64_t ldbias;
     const float *kbias;  /* optional */
+    int dv;              /* width of a head of v and out when it differs from d (0: d); at
+                          * most d (the scratch sizes are d's) */
 } fast_attn;
+static inline int fast_attn_dv(const fast_attn *a) { return a->dv > 0 ? a->dv : a->d; }
 /* On the calling thread (inside a parallel region: one window or head per
  * task); scratch is the thread's own (samc__fast_pack_buffer 2). */
 void samc__fast_flash_attention_1t(const fast_attn *a, int heads, int64_t bias_hstride);
@@ -270,11 +280,16 @@ static inline int64_t fast_ld(int64_t n) { return n % 256 == 0 ? n + 16 : n; }
 void samc__fast_attention_rows(const float *q, int64_t ldq, const float *k, int64_t ldk, const float *v,
                          int64_t ldv, int nr, int Lk, int d, float scale, float *out, int64_t ldo,
                          float *s);
-/* All heads; s: samc__fast_attention_mh_scratch() floats (the packed K and V). */
+/* All heads; s: samc__fast_attention_mh_scratch() floats (the packed K and V;
+ * enough for either precision). bf16: q, k, v and the probabilities rounded
+ * to bfloat16 (samc__fast_flash_attention_bf16), for the bf16 implementation. */
 size_t samc__fast_attention_mh_scratch(int nt, int Lk, int heads, int d);
 void samc__fast_attention_mh(int nt, const float *q, int64_t ldq, const float *k, int64_t ldk,
                        const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale,
                        float *out, int64_t ldo, float *s);
+void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, const float *k, int64_t ldk,
+                               const float *v, int64_t ldv, int Lq, int Lk, int heads, int d, float scale, float *out,
+                               int64_t ldo, float *s);
 
 /* ---- shared geometry ------------------------------------------------------ */
 

@@ -50,9 +50,15 @@ void samc__fast_layer_norm_rows(const float *x, int64_t ldx, int64_t rows, const
         layer_norm_row(x + r * ldx, n, y + r * ldy);
 }
 
+/* Threads worth starting for `units` pieces of work: no more than there
+ * are pieces (an idle thread still pays its wake-up, ~10-50 us at 16
+ * threads with passive waiting, more than a small op costs). */
+static int threads_for(int nt, int64_t units) { return units < nt ? (int)(units > 1 ? units : 1) : nt; }
+
 void samc__fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm *n, float *y)
 {
-#pragma omp parallel for num_threads(nt) schedule(static) if (rows > 64)
+    nt = threads_for(nt, rows / 32); /* >= 32 rows (8K+ floats) per thread */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t r = 0; r < rows; r++)
         layer_norm_row(x + r * n->dim, n, y + r * n->dim);
 }
@@ -63,7 +69,8 @@ void samc__fast_layer_norm(int nt, const float *x, int64_t rows, const samc_norm
 void samc__fast_layer_norm2d(int nt, const float *x, int C, int64_t hw, const samc_norm *n, float *y)
 {
     const int64_t nblk = (hw + VL - 1) / VL;
-#pragma omp parallel for num_threads(nt) schedule(static) if (hw * C > 65536)
+    nt = threads_for(nt, hw * C / 32768);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t blk = 0; blk < nblk; blk++) {
         const int64_t p = blk * VL;
         if (p + VL <= hw) {
@@ -117,7 +124,7 @@ void samc__fast_gelu_mt(int nt, float *x, int64_t n)
 {
     const int64_t chunk = 16384;
     const int64_t nc = (n + chunk - 1) / chunk;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
+#pragma omp parallel for num_threads(threads_for(nt, nc)) schedule(static) if (nc > 1)
     for (int64_t c = 0; c < nc; c++) {
         const int64_t a = c * chunk, len = a + chunk <= n ? chunk : n - a;
         samc__fast_gelu(x + a, len);
@@ -128,7 +135,7 @@ void samc__fast_add_gelu_mt(int nt, float *y, const float *a, int64_t n)
 {
     const int64_t chunk = 16384;
     const int64_t nc = (n + chunk - 1) / chunk;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
+#pragma omp parallel for num_threads(threads_for(nt, nc)) schedule(static) if (nc > 1)
     for (int64_t c = 0; c < nc; c++) {
         const int64_t s = c * chunk, e = s + chunk <= n ? s + chunk : n;
         int64_t i = s;
@@ -172,7 +179,7 @@ void samc__fast_add_mt(int nt, float *y, const float *a, const float *b, int64_t
 {
     const int64_t chunk = 65536;
     const int64_t nc = (n + chunk - 1) / chunk;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nc > 1)
+#pragma omp parallel for num_threads(threads_for(nt, nc)) schedule(static) if (nc > 1)
     for (int64_t c = 0; c < nc; c++) {
         const int64_t s = c * chunk, len = s + chunk <= n ? chunk : n - s;
         samc__fast_add(y + s, a + s, b + s, len);

@@ -25,7 +25,8 @@ static float frand(unsigned *s)
     return (float)((*s >> 8) & 0xFFFF) / 32768.0f - 1.0f;
 }
 
-enum { OPT_BIAS = 1, OPT_KMASK = 2, OPT_ROWS = 4, OPT_MT = 8, OPT_1T = 16, OPT_BF16 = 32, OPT_EXACT_REF = 64 };
+enum { OPT_BIAS = 1, OPT_KMASK = 2, OPT_ROWS = 4, OPT_MT = 8, OPT_1T = 16, OPT_BF16 = 32, OPT_EXACT_REF = 64,
+       OPT_DV = 128 /* value/output heads narrower than d (fast_attn.dv) */ };
 
 static float rb(float x) { return fast_bf16_to_f32(fast_f32_to_bf16(x)); }
 
@@ -55,8 +56,9 @@ static double run_case(int Lq, int Lk, int d, int heads, int opts, unsigned seed
         for (int j = 0; j < Lk; j++)
             bias[j] = -INFINITY;
     const float scale = 1.0f / sqrtf((float)d);
+    const int dv = opts & OPT_DV ? (d >= 128 ? d / 4 : (d + 1) / 2) : d; /* heads of v and o: h * dv */
     fast_attn a = {.Lq = Lq, .Lk = Lk, .d = d, .scale = scale, .q = q, .k = k, .v = v, .ldq = ld, .ldk = ld,
-                   .ldv = ld, .o = o, .ldo = ld, .bias = bias, .ldbias = ldb, .kbias = kb};
+                   .ldv = ld, .o = o, .ldo = ld, .bias = bias, .ldbias = ldb, .kbias = kb, .dv = opts & OPT_DV ? dv : 0};
     /* rows by pointer: keys and values gathered in reverse order (and the
      * key bias reversed with them), every third output row dropped */
     const float **kr = NULL, **vr = NULL, **qr = NULL;
@@ -128,18 +130,18 @@ static double run_case(int Lq, int Lk, int d, int heads, int opts, unsigned seed
             for (int j = 0; j < Lk; j++)
                 sum += p[j] = mx == -INFINITY ? 0.0 : exp(p[j] - mx);
             const int dropped = (opts & OPT_ROWS) && i % 3 == 2;
-            for (int c = 0; c < d; c++) {
+            for (int c = 0; c < dv; c++) {
                 double r = 0;
                 for (int j = 0; j < Lk; j++)
-                    r += p[j] * (rnd ? rb(v[(int64_t)j * ld + h * d + c]) : v[(int64_t)j * ld + h * d + c]);
+                    r += p[j] * (rnd ? rb(v[(int64_t)j * ld + h * dv + c]) : v[(int64_t)j * ld + h * dv + c]);
                 r = sum > 0 ? r / sum : 0.0;
-                const float got = o[(int64_t)i * ld + h * d + c];
+                const float got = o[(int64_t)i * ld + h * dv + c];
                 const double e = dropped ? (got == 12345.0f ? 0.0 : 1.0) : fabs(got - r);
                 worst = e > worst || isnan(e) ? e : worst;
             }
         }
     for (int i = 0; i < Lq; i++) /* the padding columns past the heads are untouched */
-        for (int64_t c = C; c < ld; c++)
+        for (int64_t c = (int64_t)heads * dv; c < ld; c++)
             assert_true(o[i * ld + c] == 12345.0f);
     free(p), free(q), free(k), free(v), free(o), free(bias), free(kb), free(kbr);
     free(kr), free(vr), free(qr), free(orow);
@@ -172,8 +174,11 @@ static void test_flash_real_shapes(void **st)
         {64, 1100, 64, 2, OPT_MT | OPT_KMASK | OPT_ROWS},
         {196, 196, 96, 1, OPT_1T | OPT_ROWS}, /* a 14x14 window */
         {16, 16, 96, 2, OPT_1T},            /* a 4x4 window */
+        {96, 1100, 256, 1, OPT_MT | OPT_DV}, /* memory cross attention: 64-wide values */
+        {60, 200, 256, 1, OPT_1T | OPT_DV},  /* one key block */
+        {50, 300, 56, 2, OPT_MT | OPT_DV | OPT_ROWS | OPT_KMASK},
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 8; i++) {
         const double e = run_case(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4], 7u + (unsigned)i);
         if (!(e <= 2e-6))
             print_error("case %d: err %g\n", i, e);
@@ -225,6 +230,10 @@ static void test_flash_bf16(void **st)
     }
     samc__fast_bf16_force_kernel(-1);
     /* and what bf16 costs against exact fp32 inputs (reported, bounded loosely) */
+    for (int i = 0; i < 2; i++) { /* 64-wide values (memory attention), both kernels */
+        const double e = run_case(64, 700, 256, 1, OPT_BF16 | OPT_DV | (i ? OPT_MT : OPT_1T), 600u + (unsigned)i);
+        assert_true(e <= 4e-3);
+    }
     const int real[][3] = {{96, 4096, 96}, {64, 64, 96}, {196, 196, 96}, {96, 4096, 72}};
     for (int i = 0; i < 4; i++) {
         const double e = run_case(real[i][0], real[i][1], real[i][2], 1, OPT_BF16 | OPT_EXACT_REF | OPT_MT, 77u + (unsigned)i);

@@ -128,6 +128,11 @@ run() {
     # default when the variable is unset, which would restart the bundled
     # loader instead: give it the policy explicitly.
     export OMP_WAIT_POLICY=${WAIT:-PASSIVE}
+    # Freed memory kept by glibc for reuse (no first-touch page faults on
+    # every forward's activations), for both sides alike: samc bench sets
+    # the same with mallopt, bench_pytorch.py's own tuning (skipped here by
+    # --no-tune) sets these; bench_video and the PyTorch video script read them.
+    export MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456
     D=/tmp/samcdev
     mkdir -p "$D"
     tar -C "$D" -xJf "$dir/bundle.tar.xz"

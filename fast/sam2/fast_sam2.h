@@ -24,4 +24,16 @@ void samc__fast_dense_pe_cache_free(void *cache);
 /* The RoPE tables cached per exec (FAST_CACHE_ROPE). */
 void samc__fast_rope_cache_free(void *cache);
 
+/* The two-way transformer's token <-> image cross attentions with the
+ * image-side projections folded into the few token rows
+ * (twoway_folded.c). fold_ok: whether it pays for Nq tokens; fold_need:
+ * floats of f. t2i: qp >= Nq * C, St >= Nk * heads * Nq floats. i2t: kp >=
+ * 2 * Nq * C, S >= Nk * heads * Nq. */
+int samc__fast_twoway_fold_ok(const samc_attention *a, int Nq);
+size_t samc__fast_twoway_fold_need(const samc_attention *a, int Nk, int D);
+void samc__fast_t2i_folded(const samc_ctx *ctx, int nt, const samc_attention *a, const float *q, int Nq,
+                           const float *k, const float *v, int Nk, float *out, float *qp, float *St, float *f);
+void samc__fast_i2t_folded(const samc_ctx *ctx, int nt, const samc_attention *a, const float *q, int Nk,
+                           const float *k, const float *v, int Nq, float *out, float *kp, float *S, float *f);
+
 #endif

@@ -111,6 +111,7 @@ typedef struct win_task {
     const float *qkv; /* (B, H, W, 3D) raster */
     float *attn;      /* (B, Ho, Wo, D) */
     float scale;
+    int bf16;         /* the bf16 implementation: bf16 attention on windows worth it */
 } win_task;
 
 static const float *qkv_token(const win_task *t, int b, int y, int x, int part, int h)
@@ -167,7 +168,10 @@ static void window_head(const win_task *t, int b, int wy, int wx, int h, const f
         }
     const fast_attn a = {.Lq = Lq, .Lk = L, .d = hd, .scale = t->scale, .qrows = qr, .krows = kr, .vrows = vr,
                          .orows = orow};
-    samc__fast_flash_attention_1t(&a, 1, 0);
+    if (t->bf16)
+        samc__fast_flash_attention_bf16_1t(&a, 1, 0);
+    else
+        samc__fast_flash_attention_1t(&a, 1, 0);
 }
 
 /* Per-thread scratch sizes of the attention stage. */
@@ -188,12 +192,17 @@ static void mlp_residual(const samc_ctx *ctx, int nt, const samc_hiera_block *bl
     if (!samc__fast_prepared(ctx, blk->mlp_fc1.prep)) /* not packed at load: per call */
         samc__fast_pack_linear(&blk->mlp_fc1, W1p), samc__fast_pack_linear(&blk->mlp_fc2, W2p);
     const int D = blk->dim_out, hidden = blk->mlp_fc1.out;
-    const int64_t ldh = fast_ld(hidden), nch = (rows + MLP_CHUNK - 1) / MLP_CHUNK;
+    /* chunks of MLP_CHUNK rows, fewer (down to 48, whole 12-row blocks)
+     * where that leaves threads idle: stage 4's 1024 rows are 8 chunks */
+    int64_t ch = (rows + nt - 1) / nt;
+    ch = (ch + 11) / 12 * 12;
+    ch = ch < 48 ? 48 : ch > MLP_CHUNK ? MLP_CHUNK : ch;
+    const int64_t ldh = fast_ld(hidden), nch = (rows + ch - 1) / ch;
     const size_t per = (size_t)MLP_CHUNK * (D + ldh);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t c = 0; c < nch; c++) {
         float *n = scratch + per * omp_get_thread_num(), *h = n + (size_t)MLP_CHUNK * D;
-        const int64_t r0 = c * MLP_CHUNK, nr = rows - r0 < MLP_CHUNK ? rows - r0 : MLP_CHUNK;
+        const int64_t r0 = c * ch, nr = rows - r0 < ch ? rows - r0 : ch;
         float *yr = y + r0 * D;
         samc__fast_layer_norm_rows(yr, D, nr, &blk->norm2, n, D);
         samc__fast_linear_x_1t(ctx, n, D, nr, &blk->mlp_fc1, W1p, h, ldh, FAST_GEMM_GELU);
@@ -247,15 +256,18 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     samc__fast_linear_x(ctx, nt, xn, g.dim, rows, &blk->qkv, qkv, 3 * D, 0);
 
     const float scale = (float)(1.0 / sqrt((double)g.hd));
+    const int bf16 = samc__fast_bf16_on(ctx, &blk->qkv);
     if (global) { /* one window = the whole map, rows are uniformly strided */
         const int64_t L = (int64_t)g.H * g.W;
         for (int b = 0; b < g.B; b++) {
             const float *qb = qkv + b * L * 3 * D;
-            samc__fast_attention_mh(nt, qb, 3 * D, qb + D, 3 * D, qb + 2 * D, 3 * D, (int)L, (int)L,
-                              g.heads, g.hd, scale, attn + b * L * D, D, scr);
+            samc__fast_attention_mh_x(nt, bf16, qb, 3 * D, qb + D, 3 * D, qb + 2 * D, 3 * D, (int)L, (int)L,
+                                      g.heads, g.hd, scale, attn + b * L * D, D, scr);
         }
     } else {
-        const win_task t = {blk, &g, qkv, attn, scale};
+        /* bf16 windows: the per-window conversions cost more than the
+         * faster products save below 64 tokens (docs/fast.md, "Kernels") */
+        const win_task t = {blk, &g, qkv, attn, scale, bf16 && g.wh * g.ww >= 64};
         const int Lq = g.qh * g.qw, hd = g.hd;
         const int tasks = g.B * g.nwh * g.nww * g.heads;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4)

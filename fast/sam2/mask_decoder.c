@@ -20,27 +20,45 @@
 static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z)
 {
     const int k = c->k, N = c->cout * k * k, W = w * k;
-    const int64_t hw = (int64_t)h * w, np = (hw + PIX_PANEL - 1) / PIX_PANEL;
+    const int64_t hw = (int64_t)h * w;
+    /* panels of at most PIX_PANEL pixels, but at least one per thread (the
+     * 64 x 64 map of up0 is 2 panels of 2048: 2 busy threads of 16); not
+     * under 256 pixels, where packing the panel would outweigh its product */
+    int64_t pp = (hw + nt - 1) / nt;
+    pp = (pp + 31) / 32 * 32;
+    pp = pp < 256 ? 256 : pp > PIX_PANEL ? PIX_PANEL : pp;
+    const int64_t np = (hw + pp - 1) / pp;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t p = 0; p < np; p++) {
-        const int64_t p0 = p * PIX_PANEL;
-        const int n = (int)(hw - p0 < PIX_PANEL ? hw - p0 : PIX_PANEL);
+        const int64_t p0 = p * pp;
+        const int n = (int)(hw - p0 < pp ? hw - p0 : pp);
         const int64_t ldz = fast_ld(PIX_PANEL);
         float *zt = z + (size_t)omp_get_thread_num() * N * ldz;
         samc__fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, ldz, 0);
         for (int o = 0; o < c->cout; o++) {
             const float b = c->b ? c->b[o] : 0.0f;
             float *yo = y + (int64_t)o * hw * k * k;
-            for (int dy = 0; dy < k; dy++)
-                for (int dx = 0; dx < k; dx++) {
-                    const float *zr = zt + (int64_t)((o * k + dy) * k + dx) * ldz;
-                    int64_t iy = p0 / w, ix = p0 % w;
-                    for (int j = 0; j < n; j++) {
-                        yo[(iy * k + dy) * W + ix * k + dx] = zr[j] + b;
-                        if (++ix == w)
-                            ix = 0, iy++;
+            for (int dy = 0; dy < k; dy++) {
+                const float *zr = zt + (int64_t)(o * k + dy) * k * ldz;
+                /* one source row segment at a time: its k outputs per pixel
+                 * are adjacent in the output row (k == 2: interleaved
+                 * stores the compiler vectorises) */
+                for (int j0 = 0; j0 < n;) {
+                    const int64_t iy = (p0 + j0) / w, ix = (p0 + j0) % w;
+                    const int len = (int)(w - ix < n - j0 ? w - ix : n - j0);
+                    float *dst = yo + (iy * k + dy) * W + ix * k;
+                    if (k == 2) {
+                        const float *z0 = zr + j0, *z1 = zr + ldz + j0;
+                        for (int j = 0; j < len; j++)
+                            dst[2 * j] = z0[j] + b, dst[2 * j + 1] = z1[j] + b;
+                    } else {
+                        for (int dx = 0; dx < k; dx++)
+                            for (int j = 0; j < len; j++)
+                                dst[j * k + dx] = zr[dx * ldz + j0 + j] + b;
                     }
+                    j0 += len;
                 }
+            }
         }
     }
 }

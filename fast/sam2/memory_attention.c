@@ -14,7 +14,6 @@
 #include "core/nn/rope.h"
 #include "fast/fast.h"
 #include "fast/sam2/fast_sam2.h"
-#include "fast/sam2/fast_sam2.h"
 
 /* ---- RoPE tables, cached per model ---------------------------------------- */
 
@@ -91,6 +90,18 @@ static int rope_attn_ok(const samc_rope_attention *ra, int D, int Dk)
            a->out.out == D;
 }
 
+/* The cross attention's values are the memory (Nk rows of kv_in_dim 64)
+ * projected to C (256): with one head, P (v Wv^T + bv) = (P v) Wv^T + bv
+ * (rows of P sum to 1), so the attention reads the 64-wide memory and the
+ * projection runs on the L query rows instead of the Nk memory rows: P V
+ * costs 2 L Nk 64 instead of 2 L Nk 256 FLOPs (a full bank at 1024: 60 ->
+ * 15 GFLOP per layer) and the Nk x C value map is never formed. Keys are
+ * rotated after their projection, so they cannot fold. */
+static int v_fold_pays(const samc_attention *a)
+{
+    return a->heads == 1 && a->v.in * 4 <= a->internal_dim * 3;
+}
+
 /* RoPEAttention.forward for one batch item: q (L, D), k/v (Nk, Dk) -> out (L, D). */
 static samc_status rope_attention(samc_ctx *ctx, int nt, const samc_rope_attention *ra, const float *q_in, int L,
                                   const float *k_in, const float *v_in, int Nk, int num_k_exclude_rope,
@@ -107,13 +118,22 @@ static samc_status rope_attention(samc_ctx *ctx, int nt, const samc_rope_attenti
     const float *cs = NULL, *sn = NULL;
     if ((st = rope_table(ctx, hd, gx, gy, ra->theta, &cs, &sn)))
         return st;
+    const int Dv = a->v.in, fold_v = v_fold_pays(a);
     samc__fast_linear_x(ctx, nt, q_in, a->q.in, L, &a->q, b->qp, C, 0);
     samc__fast_linear_x(ctx, nt, k_in, a->k.in, Nk, &a->k, b->kp, C, 0);
-    samc__fast_linear_x(ctx, nt, v_in, a->v.in, Nk, &a->v, b->vp, C, 0);
+    if (!fold_v)
+        samc__fast_linear_x(ctx, nt, v_in, a->v.in, Nk, &a->v, b->vp, C, 0);
     rope_rows(nt, b->qp, L, a->heads, hd, C, cs, sn, L);
     rope_rows(nt, b->kp, n_rope, a->heads, hd, C, cs, sn, L); /* tiled over memory frames */
-    samc__fast_attention_mh(nt, b->qp, C, b->kp, C, b->vp, C, L, Nk, a->heads, hd, 1.0f / sqrtf((float)hd), b->o, C,
-                      b->s);
+    const fast_attn at = {.Lq = L, .Lk = Nk, .d = hd, .scale = 1.0f / sqrtf((float)hd), .q = b->qp, .ldq = C,
+                          .k = b->kp, .ldk = C, .v = fold_v ? v_in : b->vp, .ldv = fold_v ? Dv : C,
+                          .o = fold_v ? b->vp : b->o, .ldo = fold_v ? Dv : C, .dv = fold_v ? Dv : 0};
+    if (samc__fast_bf16_on(ctx, &a->q))
+        samc__fast_flash_attention_bf16(nt, &at, a->heads, 0, b->s);
+    else
+        samc__fast_flash_attention(nt, &at, a->heads, 0, b->s);
+    if (fold_v) /* softmax(.) (v Wv^T + bv) = (softmax(.) v) Wv^T + bv */
+        samc__fast_linear_x(ctx, nt, b->vp, Dv, L, &a->v, b->o, C, 0);
     samc__fast_linear_x(ctx, nt, b->o, C, L, &a->out, out, a->out.out, 0);
     return SAMC_OK;
 }

@@ -14,6 +14,7 @@ typedef struct tw_buf {
     float *q, *k, *tmp, *mlp; /* q+pe (Nq,D), k+pe (Nk,D), attention / MLP output, MLP hidden */
     float *qp, *kp, *vp, *o;  /* projections and heads output (max(Nq,Nk), C) */
     float *s;                 /* score blocks, per thread */
+    float *f;                 /* the folded cross attentions' rows (twoway_folded.c) */
 } tw_buf;
 
 /* Scratch of attention a with Lk keys. */
@@ -23,19 +24,26 @@ static size_t att_need(int nt, const samc_attention *a, int Lk)
 }
 
 static samc_status tw_buf_get(samc_ctx *ctx, int nt, int Nq, int Nk, int D, int C, int hidden, size_t s_need,
-                              tw_buf *b)
+                              size_t f_need, tw_buf *b)
 {
     (void)nt;
     const size_t big = (size_t)(Nq > Nk ? Nq : Nk);
-    const size_t counts[9] = {(size_t)Nq * D, (size_t)Nk * D, big * D, (size_t)Nq * (hidden > 0 ? hidden : 1),
-                              big * C, big * C, big * C, big * C, s_need};
-    float *p[9];
-    samc_status st = samc__fast_ws_get(ctx, 9, counts, p);
+    const size_t counts[10] = {(size_t)Nq * D, (size_t)Nk * D, big * D, (size_t)Nq * (hidden > 0 ? hidden : 1),
+                               big * C, big * C, big * C, big * C, s_need, f_need ? f_need : 1};
+    float *p[10];
+    samc_status st = samc__fast_ws_get(ctx, 10, counts, p);
     if (st)
         return st;
-    *b = (tw_buf){p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]};
+    *b = (tw_buf){p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]};
     return SAMC_OK;
 }
+
+/* Floats of tw_buf.f for the cross attentions that may fold. */
+static size_t fold_need(const samc_attention *a, int Nq, int Nk, int D)
+{
+    return samc__fast_twoway_fold_ok(a, Nq) ? samc__fast_twoway_fold_need(a, Nk, D) : 0;
+}
+
 
 /* Attention.forward for one batch element: q (Lq, D), k, v (Lk, D) -> out (Lq, D). */
 static void attention(const samc_ctx *ctx, int nt, const samc_attention *a, const float *q, int Lq, const float *k, const float *v,
@@ -48,6 +56,16 @@ static void attention(const samc_ctx *ctx, int nt, const samc_attention *a, cons
     samc__fast_linear_x(ctx, nt, v, a->v.in, Lk, &a->v, b->vp, C, 0);
     samc__fast_attention_mh(nt, b->qp, C, b->kp, C, b->vp, C, Lq, Lk, a->heads, hd, scale, b->o, C, b->s);
     samc__fast_linear_x(ctx, nt, b->o, C, Lq, &a->out, out, a->out.out, 0);
+}
+
+/* tokens (Lq) -> image (Lk) attention, folded when that pays. */
+static void attention_t2i(const samc_ctx *ctx, int nt, const samc_attention *a, const float *q, int Lq,
+                          const float *k, const float *v, int Lk, float *out, tw_buf *b)
+{
+    if (samc__fast_twoway_fold_ok(a, Lq))
+        samc__fast_t2i_folded(ctx, nt, a, q, Lq, k, v, Lk, out, b->qp, b->vp, b->f);
+    else
+        attention(ctx, nt, a, q, Lq, k, v, Lk, out, b);
 }
 
 static samc_status check_qk(samc_error *err, const samc_tensor *q, const samc_tensor *k, const samc_tensor *qpe,
@@ -91,13 +109,18 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
     s_need = n2 > s_need ? n2 : s_need;
     n2 = att_need(nt, &blk->cross_i2t, Nq);
     s_need = n2 > s_need ? n2 : s_need;
-    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, C, hidden, s_need, &s)))
+    size_t f_need = fold_need(&blk->cross_t2i, Nq, Nk, D);
+    n2 = fold_need(&blk->cross_i2t, Nq, Nk, D);
+    f_need = n2 > f_need ? n2 : f_need;
+    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, C, hidden, s_need, f_need, &s)))
         return st;
     const int64_t nq = (int64_t)Nq * D, nk = (int64_t)Nk * D;
     memcpy(q_out->data, q->data, (size_t)(B * nq) * sizeof(float));
-    memcpy(k_out->data, k->data, (size_t)(B * nk) * sizeof(float));
     for (int b = 0; b < B; b++) {
-        float *Q = q_out->data + b * nq, *K = k_out->data + b * nk;
+        /* keys are read from k and written once, k_out = norm4(k + i2t):
+         * no serial copy of the (Nk, D) map first */
+        float *Q = q_out->data + b * nq, *Ko = k_out->data + b * nk;
+        const float *K = k->data + b * nk;
         const float *qp = qpe->data + (qpe->shape[0] == 1 ? 0 : b * nq);
         const float *kp = kpe->data + (kpe->shape[0] == 1 ? 0 : b * nk);
         /* self attention */
@@ -113,7 +136,7 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
         /* cross attention, tokens to image */
         samc__fast_add(s.q, Q, qp, nq);
         samc__fast_add_mt(nt, s.k, K, kp, nk);
-        attention(ctx, nt, &blk->cross_t2i, s.q, Nq, s.k, K, Nk, s.tmp, &s);
+        attention_t2i(ctx, nt, &blk->cross_t2i, s.q, Nq, s.k, K, Nk, s.tmp, &s);
         samc__fast_add(Q, Q, s.tmp, nq);
         samc__fast_layer_norm(nt, Q, Nq, &blk->norm2, Q);
         /* MLP (ReLU) */
@@ -124,9 +147,12 @@ samc_status samc_fast_twoway_block(samc_ctx *ctx, const samc_twoway_block *blk, 
         samc__fast_layer_norm(nt, Q, Nq, &blk->norm3, Q);
         /* cross attention, image to tokens (k + kpe is unchanged: K was not updated yet) */
         samc__fast_add(s.q, Q, qp, nq);
-        attention(ctx, nt, &blk->cross_i2t, s.k, Nk, s.q, Q, Nq, s.tmp, &s);
-        samc__fast_add_mt(nt, K, K, s.tmp, nk);
-        samc__fast_layer_norm(nt, K, Nk, &blk->norm4, K);
+        if (samc__fast_twoway_fold_ok(&blk->cross_i2t, Nq))
+            samc__fast_i2t_folded(ctx, nt, &blk->cross_i2t, s.k, Nk, s.q, Q, Nq, s.tmp, s.kp, s.vp, s.f);
+        else
+            attention(ctx, nt, &blk->cross_i2t, s.k, Nk, s.q, Q, Nq, s.tmp, &s);
+        samc__fast_add_mt(nt, Ko, K, s.tmp, nk);
+        samc__fast_layer_norm(nt, Ko, Nk, &blk->norm4, Ko);
     }
     return SAMC_OK;
 }
@@ -145,7 +171,8 @@ samc_status samc_fast_twoway_final(samc_ctx *ctx, const samc_twoway_transformer 
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "two-way final: attention weights do not match dim %d", D);
     const int B = (int)q->shape[0], Nq = (int)q->shape[1], Nk = (int)k->shape[1], nt = samc__fast_threads(ctx);
     tw_buf s;
-    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, tr->final_attn.internal_dim, 0, att_need(nt, &tr->final_attn, Nk), &s)))
+    if ((st = tw_buf_get(ctx, nt, Nq, Nk, D, tr->final_attn.internal_dim, 0, att_need(nt, &tr->final_attn, Nk),
+                         fold_need(&tr->final_attn, Nq, Nk, D), &s)))
         return st;
     const int64_t nq = (int64_t)Nq * D, nk = (int64_t)Nk * D;
     for (int b = 0; b < B; b++) {
@@ -153,7 +180,7 @@ samc_status samc_fast_twoway_final(samc_ctx *ctx, const samc_twoway_transformer 
         float *O = q_out->data + b * nq;
         samc__fast_add(s.q, Q, qpe->data + (qpe->shape[0] == 1 ? 0 : b * nq), nq);
         samc__fast_add_mt(nt, s.k, K, kpe->data + (kpe->shape[0] == 1 ? 0 : b * nk), nk);
-        attention(ctx, nt, &tr->final_attn, s.q, Nq, s.k, K, Nk, s.tmp, &s);
+        attention_t2i(ctx, nt, &tr->final_attn, s.q, Nq, s.k, K, Nk, s.tmp, &s);
         samc__fast_add(O, Q, s.tmp, nq);
         samc__fast_layer_norm(nt, O, Nq, &tr->norm_final, O);
     }

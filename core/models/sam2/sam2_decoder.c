@@ -160,9 +160,14 @@ static samc_status nchw_to_tokens(const samc_tensor *x, int64_t b_out, samc_tens
     samc_status st = samc_tensor_allocv(y, err, 3, b_out, HW, C);
     for (int64_t b = 0; !st && b < b_out; b++) {
         const float *xb = x->data + (B == 1 ? 0 : b) * C * HW;
-        for (int64_t i = 0; i < HW; i++)
+        /* 16 pixels (one cache line of each channel plane) at a time: the
+         * pixel-major loop read a 16 KiB-strided column per pixel */
+        for (int64_t i0 = 0; i0 < HW; i0 += 16) {
+            const int64_t i1 = i0 + 16 < HW ? i0 + 16 : HW;
             for (int64_t c = 0; c < C; c++)
-                y->data[(b * HW + i) * C + c] = xb[c * HW + i];
+                for (int64_t i = i0; i < i1; i++)
+                    y->data[(b * HW + i) * C + c] = xb[c * HW + i];
+        }
     }
     return st;
 }
