@@ -4,12 +4,14 @@
 #include "fast/fast.h"
 #include "fast/sam2/fast_sam2.h"
 #include "ref/sam2/ref_sam2.h"
+#include "ref/sam3/ref_sam3.h"
 
 static const samc_impl ref_impl = {
     .name = "ref",
     .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
     .tol = 1e-5,
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops},
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops,
+            [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
 };
 
 static const samc_impl fast_impl = {
