@@ -19,6 +19,7 @@
 #include "core/base/error.h"
 #include "core/nn/axial_rope.h"
 #include "core/runtime/statedict.h"
+#include "core/text/clip_tokenizer.h"
 
 /* ---- config by path -------------------------------------------------------- */
 
@@ -627,6 +628,9 @@ static void describe(bctx *b, samc_sam3_model *m)
 {
     if (!b->cfg || !cJSON_IsObject(b->cfg))
         fail(b, SAMC_ERR_FORMAT, "config: not a JSON object");
+    if (ok(b) && (cfg_bool(b, "supervise_joint_box_scores", false) || cfg_bool(b, "use_instance_query", false)))
+        fail(b, SAMC_ERR_UNSUPPORTED, "config: supervise_joint_box_scores or use_instance_query (training options) "
+                                      "are not implemented");
     if (ok(b))
         bind_trunk(b, m);
     if (ok(b))
@@ -696,10 +700,23 @@ samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const c
     return SAMC_OK;
 }
 
+samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t n, const char *path,
+                                      samc_error *err)
+{
+    samc_clip_tokenizer *tok = NULL;
+    samc_status st = gz ? samc_clip_tokenizer_load_gz_mem(gz, n, &tok, err) : samc_clip_tokenizer_load(path, &tok, err);
+    if (st)
+        return st;
+    samc_clip_tokenizer_free(m->tok);
+    m->tok = tok;
+    return SAMC_OK;
+}
+
 void samc_sam3_model_free(samc_sam3_model *m)
 {
     if (!m)
         return;
+    samc_clip_tokenizer_free(m->tok);
     free_owned(m);
     samc_model_base_free(&m->base);
     free(m);

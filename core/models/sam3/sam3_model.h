@@ -36,6 +36,9 @@ typedef struct samc_sam3_model {
     samc_sam3_seg_head seg;         /* segmentation_head */
     bool has_seg;
 
+    /* The tokenizer's vocabulary (owned; NULL until given: samc_sam3_model_set_vocab). */
+    struct samc_clip_tokenizer *tok;
+
     /* RoPE tables computed because the store had no attn.freqs_cis. */
     float *owned[SAMC_SAM3_MAX_BLOCKS];
     int n_owned;
@@ -56,6 +59,10 @@ const cJSON *samc_json_path(const cJSON *root, const char *path);
 samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const cJSON *cfg, const char *base,
                                  const char *what, samc_error *err);
 void samc_sam3_model_free(samc_sam3_model *m);
+/* The tokenizer vocabulary (bpe_simple_vocab_16e6.txt.gz) from its gzip bytes
+ * (a dump's /model/bpe_vocab_gz) or, when gz is NULL, from the file `path`. */
+samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t n, const char *path,
+                                      samc_error *err);
 /* The keys and shapes the config expects (checkpoint makers, info). */
 samc_status samc_sam3_expected_keys(const cJSON *cfg, const char *base, samc_key_list *out, samc_error *err);
 /* A use of the model (implementation choice, trace): core/runtime/exec.h;

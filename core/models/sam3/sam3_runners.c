@@ -15,6 +15,7 @@
 #include "core/base/error.h"
 #include "core/nn/position_encoding.h"
 #include "core/nn/box_geom.h"
+#include "core/text/clip_tokenizer.h"
 
 static const samc_layer_def defs[S3_N_ROWS]; /* the registry, at the end */
 
@@ -56,6 +57,20 @@ static const samc_sam3_ops *body(run *r, int row, int index)
     samc_layer_ctx(r->x, L);
     r->ctx->err = r->err;
     return L->ops;
+}
+
+/* A sub-step's outputs to the trace under its layer name (chained runs; a
+ * runner called alone has no trace). */
+static void emit(run *r, int row, int index, int n, const char *const *slots, const samc_tensor *const *t)
+{
+    if (r->x->trace)
+        samc_layer_emit(r->x, samc_layer_get(r->x, &defs[row], index), &samc_no_scope, n, slots, t);
+}
+
+static void emit1(run *r, int row, int index, const samc_tensor *t)
+{
+    static const char *const slot0[] = {"0"};
+    emit(r, row, index, 1, slot0, &t);
 }
 
 static samc_status run_end(run *r, samc_status st)
@@ -179,12 +194,15 @@ static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nc
     samc_tensor *a = tmp_t(r, &st, 4, B, h, w, C), *b = tmp_t(r, &st, 4, B, h, w, C);
     if (st)
         return st;
-    if ((st = body(r, S3_PATCH_EMBED, 0)->vit_patch_embed(r->ctx, &m->vit_embed, img, a)) ||
-        (st = body(r, S3_LN_PRE, 0)->vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
+    if ((st = body(r, S3_PATCH_EMBED, 0)->vit_patch_embed(r->ctx, &m->vit_embed, img, a)))
+        return st;
+    emit1(r, S3_PATCH_EMBED, 0, a);
+    if ((st = body(r, S3_LN_PRE, 0)->vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
         return st;
     for (int i = 0; i <= m->last_block; i++) {
         if ((st = body(r, S3_BLOCK, i)->vit_block(r->ctx, &m->blocks[i], b, a)))
             return samc_fail(r->err, st, "trunk.blocks.%d", i);
+        emit1(r, S3_BLOCK, i, a);
         samc_tensor t = *a;
         *a = *b, *b = t;
     }
@@ -237,6 +255,7 @@ static samc_status text_forward(run *r, const samc_tensor *ids, samc_tensor *pro
     for (int i = 0; i < t->n_layers; i++) {
         if ((st = body(r, S3_TEXT_BLOCK, i)->text_block(r->ctx, &t->layers[i], a, mask, b)))
             return samc_fail(r->err, st, "text resblocks.%d", i);
+        emit1(r, S3_TEXT_BLOCK, i, b);
         samc_tensor x = *a;
         *a = *b, *b = x;
     }
@@ -403,6 +422,8 @@ samc_status samc_sam3_run_vision_backbone(samc_exec *ex, int index, const samc_l
     samc_tensor *feat = tmp_t(&r, &st, 4, s[0], s[1], s[2], s[3]);
     if (!st)
         st = trunk_forward(&r, x, feat);
+    if (!st)
+        emit1(&r, S3_TRUNK, 0, feat);
     const samc_sam3_neck *nk = &m->neck;
     samc_tensor *lv[SAMC_SAM3_NECK_MAX] = {0};
     for (int i = 0; i < nk->n_levels && !st; i++) { /* sam3_out[i] = convs[i](x) */
@@ -413,6 +434,8 @@ samc_status samc_sam3_run_vision_backbone(samc_exec *ex, int index, const samc_l
         lv[i] = out_t(&r, name, &st, 4, s[0], I64(nk->d_model), H, W);
         if (!st)
             st = body(&r, S3_NECK, i)->neck_level(r.ctx, &nk->levels[i], feat, lv[i]);
+        if (!st)
+            emit1(&r, S3_NECK, i, lv[i]);
     }
     for (int i = 0; i < nk->n_levels && !st; i++) { /* sam3_pos[i] = position_encoding(out) */
         char name[16];
@@ -441,6 +464,54 @@ samc_status samc_sam3_run_vision_backbone(samc_exec *ex, int index, const samc_l
 }
 
 /* ---- runners: text ------------------------------------------------------------- */
+
+samc_status samc_sam3_tokenize(samc_exec *ex, const char *text, int context_length, samc_tensor *ids,
+                               samc_error *err)
+{
+    const samc_sam3_model *m = ex->model;
+    if (!m->tok)
+        return samc_fail(err, SAMC_ERR_ARG, "@tokenize: no vocabulary loaded (bpe_simple_vocab_16e6.txt.gz)");
+    if (context_length < 2 || context_length > m->text.context_length)
+        return samc_fail(err, SAMC_ERR_ARG, "@tokenize: context length %d (the model has %d)", context_length,
+                         m->text.context_length);
+    int64_t raw[512];
+    samc_status st = samc_clip_tokenizer_encode(m->tok, text, context_length, raw, NULL, NULL, err);
+    if (!st)
+        st = samc_tensor_allocv(ids, err, 2, I64(1), I64(context_length));
+    for (int i = 0; i < context_length && !st; i++)
+        ids->data[i] = (float)raw[i];
+    if (!st && ex->trace) {
+        static const char *const slot0[] = {"0"};
+        const samc_tensor *t = ids;
+        samc_layer_emit(ex, samc_layer_get(ex, &defs[S3_TOKENIZE], 0), &samc_no_scope, 1, slot0, &t);
+    }
+    return st;
+}
+
+samc_status samc_sam3_run_tokenize(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                   samc_error *err)
+{
+    (void)index;
+    char *text = NULL;
+    double ctx = 0;
+    bool none = false;
+    samc_status st = io->string(io->user, "0", NULL, &text, err);
+    if (!st)
+        st = io->scalar(io->user, "context_length", NULL, &ctx, &none, err);
+    if (!st && (none || ctx < 2 || ctx > 512))
+        st = samc_fail(err, SAMC_ERR_ARG, "@tokenize: bad context_length");
+    samc_tensor *ids = st ? NULL : samc_layer_out_slot(out, "0");
+    if (!st && !ids)
+        st = samc_fail(err, SAMC_ERR_INTERNAL, "@tokenize: no output slot");
+    if (!st) {
+        samc_trace_fn saved = ex->trace; /* run alone: nothing to trace */
+        ex->trace = NULL;
+        st = samc_sam3_tokenize(ex, text, (int)ctx, ids, err);
+        ex->trace = saved;
+    }
+    free(text);
+    return st;
+}
 
 samc_status samc_sam3_run_text_block(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
@@ -497,8 +568,14 @@ samc_status samc_sam3_run_language_backbone(samc_exec *ex, int index, const samc
     samc_tensor *mem = out_t(&r, "1", &st, 3, L, B, I64(t->resizer.out));
     samc_tensor *emb = out_t(&r, "2", &st, 3, L, B, I64(t->width));
     samc_tensor *tok = tmp_t(&r, &st, 3, B, L, I64(t->width));
+    samc_tensor *proj = r.x->trace ? tmp_t(&r, &st, 3, B, L, I64(t->proj_dim)) : NULL;
     if (!st)
-        st = text_forward(&r, ids, NULL, tok);
+        st = text_forward(&r, ids, proj, tok);
+    if (!st && proj) { /* the encoder's outputs: the projection (unused downstream) and the tokens */
+        static const char *const slots[] = {"0", "1"};
+        const samc_tensor *ts[] = {proj, tok};
+        emit(&r, S3_TEXT_ENCODER, 0, 2, slots, ts);
+    }
     if (!st)
         st = body(&r, S3_TEXT_RESIZE, 0)->text_resize(r.ctx, t, tok, mem); /* resizer(text_memory.transpose(0, 1)) */
     for (int64_t b = 0; b < B && !st; b++)
@@ -576,7 +653,7 @@ samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, int index, const samc_
         if ((st = body(&r, S3_GEO_LAYER, i)->enc_layer(r.ctx, &g->layers[i], a, img, mk, NULL, ipos ? ipos : zpos, NULL, e)))
             st = samc_fail(err, st, "geometry_encoder.encode.%d", i);
         else
-            memcpy(a->data, e->data, (size_t)samc_numel(e) * sizeof *a->data);
+            memcpy(a->data, e->data, (size_t)samc_numel(e) * sizeof *a->data), emit1(&r, S3_GEO_LAYER, i, a);
     }
     if (!st)
         st = g->n_layers > 0 ? body(&r, S3_GEO_NORM, 0)->layer_norm(r.ctx, &g->encode_norm, a, e)
@@ -654,6 +731,8 @@ samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, int index, const samc_la
     for (int i = 0; i < enc->n_layers && !st; i++) {
         if ((st = body(&r, S3_ENC_LAYER, i)->enc_layer(r.ctx, &enc->layers[i], x, pm, NULL, pmask, NULL, qp, y)))
             st = samc_fail(err, st, "transformer.encoder.layers.%d", i);
+        else
+            emit1(&r, S3_ENC_LAYER, i, y);
         samc_tensor t = *x;
         *x = *y, *y = t;
     }
@@ -768,6 +847,9 @@ samc_status samc_sam3_run_decoder(samc_exec *ex, int index, const samc_layer_io 
             st = samc_fail(err, st, "transformer.decoder.layers.%d", l);
             break;
         }
+        static const char *const lslots[] = {"0", "1"};
+        const samc_tensor *lt[] = {y, p1};
+        emit(&r, S3_DEC_LAYER, l, p1 ? 2 : 1, lslots, lt);
         if ((st = body(&r, S3_DEC_REFINE, 0)->dec_refine(r.ctx, dec, y, ref, nrm, nref)))
             break;
         memcpy(hs->data + l * nq * B * D, nrm->data, (size_t)nq * B * D * sizeof *nrm->data);
@@ -784,6 +866,12 @@ samc_status samc_sam3_run_decoder(samc_exec *ex, int index, const samc_layer_io 
     }
     if (!st && pf) /* presence_feats = presence_out.clone() */
         memcpy(pf->data, p0->data, (size_t)samc_numel(pf) * sizeof *pf->data);
+    /* Sam3Image._update_scores_and_boxes: pred_boxes = sigmoid(inverse_sigmoid(
+     * the last layer's boxes) + bbox_embed(hs[-1])): the same operations as that
+     * layer's refinement, so its new boxes (asked for by the image wiring) */
+    samc_tensor *pb = r.io->has(r.io->user, "@pred_boxes") ? out_t(&r, "@pred_boxes", &st, 3, nq, B, I64(4)) : NULL;
+    if (!st && pb)
+        memcpy(pb->data, ref->data, (size_t)samc_numel(pb) * sizeof *pb->data);
     return run_end(&r, st);
 }
 
@@ -886,6 +974,8 @@ samc_status samc_sam3_run_seg_head(samc_exec *ex, int index, const samc_layer_io
                     vis->data[(b * D + c) * H * W + p] = ca->data[(p * B + b) * D + c];
         feats[n - 1] = *vis; /* backbone_visual_feats[-1] = encoder_visual_embed */
         st = body(&r, S3_PIXDEC, 0)->pixel_decoder(r.ctx, s, feats, n, pix);
+        if (!st)
+            emit1(&r, S3_PIXDEC, 0, pix);
     }
     if (!st) { /* mask_predictor(obj_queries[-1], instance_seg_head(pixel_embed)) */
         samc_tensor last = *q;
@@ -978,6 +1068,7 @@ static const samc_layer_def defs[S3_N_ROWS] = {
     [S3_SAM2_NECK] = {"backbone.vision_backbone.sam2_convs.#", T, OP(neck_level), NO, 0, n_sam2_neck,
                       samc_sam3_run_sam2_neck_level, NULL, NULL},
     [S3_VISION] = {"backbone.vision_backbone", -1, NO, NO, P, NULL, samc_sam3_run_vision_backbone, NULL, NULL},
+    [S3_TOKENIZE] = {"@tokenize", -1, NO, NO, P, NULL, samc_sam3_run_tokenize, NULL, NULL},
     [S3_TEXT_EMBED] = {"backbone.language_backbone.encoder.token_embedding", T, OP(text_embed), NO, 0, NULL, NULL,
                        NULL, NULL},
     [S3_TEXT_BLOCK] = {"backbone.language_backbone.encoder.transformer.resblocks.#", T, OP(text_block), NO, P,
@@ -1021,6 +1112,11 @@ static const samc_layer_def defs[S3_N_ROWS] = {
 #undef T
 #undef P
 #undef NO
+
+const samc_layer_def *samc__sam3_def(int row)
+{
+    return &defs[row];
+}
 
 static const samc_layer_part image_part = {defs, S3_N_ROWS};
 static const samc_layer_part *const parts[] = {&image_part};

@@ -22,7 +22,7 @@
  * points and the sub-steps composite points call. */
 enum samc_sam3_row {
     S3_PREPROCESS, S3_PATCH_EMBED, S3_LN_PRE, S3_BLOCK, S3_TRUNK, S3_NECK, S3_SAM2_NECK, S3_VISION,
-    S3_TEXT_EMBED, S3_TEXT_BLOCK, S3_TEXT_FINAL, S3_TEXT_ENCODER, S3_TEXT_RESIZE, S3_LANGUAGE,
+    S3_TOKENIZE, S3_TEXT_EMBED, S3_TEXT_BLOCK, S3_TEXT_FINAL, S3_TEXT_ENCODER, S3_TEXT_RESIZE, S3_LANGUAGE,
     S3_GEO_PROMPT, S3_GEO_LAYER, S3_GEO_NORM, S3_GEO, S3_ENC_LAYER, S3_ENC,
     S3_DEC_QPOS, S3_DEC_RPB, S3_DEC_LAYER, S3_DEC_REFINE, S3_DEC_PRESENCE, S3_DEC,
     S3_SCORING, S3_SEG_CROSS, S3_PIXDEC, S3_SEG_HEADS, S3_SEG,
@@ -33,6 +33,7 @@ enum samc_sam3_row {
 /* The runners (samc_isolated_body: x->model is the samc_sam3_model; each
  * body comes from the implementation resolved for its layer). */
 samc_isolated_body samc_sam3_run_preprocess;
+samc_isolated_body samc_sam3_run_tokenize;
 samc_isolated_body samc_sam3_run_patch_embed;
 samc_isolated_body samc_sam3_run_vit_block;
 samc_isolated_body samc_sam3_run_trunk;
@@ -53,5 +54,13 @@ samc_isolated_body samc_sam3_run_dot_scoring;
 samc_isolated_body samc_sam3_run_pixel_decoder;
 samc_isolated_body samc_sam3_run_seg_head;
 samc_isolated_body samc_sam3_run_postprocess;
+
+/* The row `row` of the registry (the image wiring calls its runners). */
+const samc_layer_def *samc__sam3_def(int row);
+
+/* SimpleTokenizer(text) with the model's vocabulary: ids (1, context_length)
+ * as float; traced as @tokenize. */
+samc_status samc_sam3_tokenize(samc_exec *ex, const char *text, int context_length, samc_tensor *ids,
+                               samc_error *err);
 
 #endif
