@@ -227,9 +227,58 @@ static void test_decoder_substeps(void **state)
     close_fixture(&f);
 }
 
+/* The built-in released config describes exactly the detector.* keys and
+ * shapes of the released sam3.pt (tests/data/sam3/released_detector_keys.tsv,
+ * from ../shared/docs/SAM3_STATE_DICT_KEYS.tsv; complex64 [a,b] is stored
+ * as [a,b,2] floats); the walk's order is the C records', not state_dict's. */
+static void test_released_preset_keys(void **state)
+{
+    (void)state;
+    cJSON *cfg = NULL;
+    samc_error e = {0};
+    samc_key_list keys;
+    assert_int_equal(samc_sam3_released_config(true, &cfg, &e), SAMC_OK);
+    assert_int_equal(samc_sam3_expected_keys(cfg, "detector.", &keys, &e), SAMC_OK);
+    cJSON_Delete(cfg);
+    char *path = tu_src_path("tests/data/sam3/released_detector_keys.tsv");
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    int n = 0, bad = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        char key[256], shape[128], dtype[32];
+        assert_int_equal(sscanf(line, "%255[^\t]\t[%127[^]]]\t%31s", key, shape, dtype), 3);
+        int64_t dims[5];
+        int nd = 0;
+        for (char *tok = strtok(shape, ", "); tok && nd < 4; tok = strtok(NULL, ", "))
+            dims[nd++] = strtoll(tok, NULL, 10);
+        if (!strcmp(dtype, "complex64"))
+            dims[nd++] = 2;
+        const samc_key_spec *k = NULL;
+        for (int i = 0; i < keys.count && !k; i++)
+            if (!strcmp(keys.items[i].key, key))
+                k = &keys.items[i];
+        if (!k || !samc_shape_equal(k->ndim, k->shape, nd, dims)) {
+            char a[96];
+            if (bad++ < 5)
+                printf("released '%s' %s: %s\n", key, samc_shape_str(nd, dims, a, sizeof a),
+                       k ? "other shape described" : "not described");
+        }
+        n++;
+    }
+    fclose(f);
+    free(path);
+    printf("released detector keys: %d, described: %d, differing: %d\n", n, keys.count, bad);
+    assert_int_equal(bad, 0);
+    assert_int_equal(n, keys.count);
+    samc_key_list_free(&keys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_strict_check), cmocka_unit_test(test_rope_from_config),
-                                       cmocka_unit_test(test_decoder_substeps)};
+                                       cmocka_unit_test(test_decoder_substeps),
+                                       cmocka_unit_test(test_released_preset_keys)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -464,7 +464,9 @@ static void bind_geo(bctx *b, samc_sam3_model *m)
         linear(b, &g->final_proj, KEY("%s.final_proj", P), d, d, true);
         norm(b, &g->norm, KEY("%s.norm", P), d, 1e-5f);
     }
-    g->has_img_pre_norm = g->points_pool.w || g->boxes_pool.w;
+    /* LayerNorm when either pooling projection is built (from the config: a
+     * describe-only walk binds no data) */
+    g->has_img_pre_norm = cfg_bool(b, CFG("points_pool"), false) || cfg_bool(b, CFG("boxes_pool"), false);
     if (g->has_img_pre_norm)
         norm(b, &g->img_pre_norm, KEY("%s.img_pre_norm", P), d, 1e-5f);
     g->pe.num_pos_feats = cfg_int(b, CFG("pos_enc.num_pos_feats"), d);

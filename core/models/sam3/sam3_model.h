@@ -47,6 +47,13 @@ typedef struct samc_sam3_model {
 /* The layers of the SAM 3 image model (one part: sam3_runners.c). */
 extern const samc_layer_family samc_sam3_family;
 
+/* The released image model's `_target_` tree (sam3_preset.c, recorded from
+ * the official builder), parsed (cJSON_Delete it). with_sam2_neck: as the
+ * detector of sam3.pt, which build_sam3_video_model builds with the
+ * tracker's neck copy (backbone.vision_backbone.sam2_convs). */
+extern const char samc_sam3_released_config_json[];
+samc_status samc_sam3_released_config(bool with_sam2_neck, cJSON **out, samc_error *err);
+
 /* The value at a dotted path of a config tree ("backbone.visual.trunk.embed_dim",
  * "backbone.visual.scale_factors.2"), or NULL. */
 const cJSON *samc_json_path(const cJSON *root, const char *path);
