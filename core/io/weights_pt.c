@@ -7,6 +7,7 @@
  * here into contiguous float32 with every index checked against the storage.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,22 +268,56 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
     return SAMC_OK;
 }
 
-/* Turn one pickled tensor view into a contiguous float32 buffer. */
-static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *t, float **out)
+/* A complex64 view as a float32 view with a trailing (re, im) dimension
+ * of 2: shape + [2], strides doubled + [1], offset and storage doubled. */
+static samc_status complex_as_pairs(pt_ctx *c, const char *tkey, int *nd, int64_t *shape, int64_t *stride,
+                                    int64_t *off, int64_t *snumel)
+{
+    if (*nd + 1 > SAMC_MAX_DIMS || *snumel > INT64_MAX / 2 || *off > INT64_MAX / 2)
+        return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': complex tensor of absurd rank or size", c->path,
+                         tkey);
+    for (int i = 0; i < *nd; i++) {
+        if (stride[i] > INT64_MAX / 2)
+            return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': complex tensor stride too large", c->path,
+                             tkey);
+        stride[i] *= 2;
+    }
+    shape[*nd] = 2, stride[*nd] = 1, (*nd)++;
+    *off *= 2, *snumel *= 2;
+    return SAMC_OK;
+}
+
+/* Turn one pickled tensor view into a contiguous float32 buffer; complex64
+ * (RoPE tables) becomes (re, im) float pairs, one more dimension of 2, whose
+ * shape is returned in *ndim_out / shape_out. */
+static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *t, float **out, int *ndim_out,
+                               int64_t *shape_out)
 {
     *out = NULL;
     const samc_pkl_obj *stor = t->u.tensor.storage;
     char kb[256];
     samc_elem_kind kind;
-    if (!dtype_kind(stor->u.storage.dtype, &kind))
+    const bool cplx = stor->u.storage.dtype == SAMC_PKL_DT_COMPLEX_FLOAT;
+    if (cplx)
+        kind = SAMC_ELEM_F32;
+    else if (!dtype_kind(stor->u.storage.dtype, &kind))
         return samc_fail(c->err, SAMC_ERR_DTYPE,
                          "%s: key '%s': storage type torch.%s is not supported (only FloatStorage, "
-                         "HalfStorage and BFloat16Storage)",
+                         "HalfStorage, BFloat16Storage and ComplexFloatStorage)",
                          c->path, tkey, samc_pkl_dtype_name(stor->u.storage.dtype));
-    const int nd = t->u.tensor.ndim;
-    const int64_t *shape = t->u.tensor.shape, *stride = t->u.tensor.stride;
-    const int64_t off = t->u.tensor.offset;
-    const int64_t snumel = stor->u.storage.numel;
+    int nd = t->u.tensor.ndim;
+    int64_t shape[SAMC_MAX_DIMS], stride[SAMC_MAX_DIMS];
+    memcpy(shape, t->u.tensor.shape, sizeof shape);
+    memcpy(stride, t->u.tensor.stride, sizeof stride);
+    int64_t off = t->u.tensor.offset;
+    int64_t snumel = stor->u.storage.numel;
+    if (cplx) {
+        samc_status st = complex_as_pairs(c, tkey, &nd, shape, stride, &off, &snumel);
+        if (st)
+            return st;
+    }
+    *ndim_out = nd;
+    memcpy(shape_out, shape, sizeof shape);
     if (off < 0)
         return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': negative storage offset %lld", c->path,
                          tkey, (long long)off);
@@ -474,9 +509,11 @@ static samc_status load_pt(pt_ctx *c, samc_weights *w)
             break;
         }
         float *data = NULL;
-        if ((st = materialize(c, k->u.str.s, v, &data)))
+        int nd = 0;
+        int64_t shape[SAMC_MAX_DIMS];
+        if ((st = materialize(c, k->u.str.s, v, &data, &nd, shape)))
             break;
-        st = samc_weights_add(w, k->u.str.s, v->u.tensor.ndim, v->u.tensor.shape, data, c->err);
+        st = samc_weights_add(w, k->u.str.s, nd, shape, data, c->err);
     }
     samc_pickle_free(pk);
     return st;

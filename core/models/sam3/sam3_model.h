@@ -70,6 +70,14 @@ void samc_sam3_model_free(samc_sam3_model *m);
  * (a dump's /model/bpe_vocab_gz) or, when gz is NULL, from the file `path`. */
 samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t n, const char *path,
                                       samc_error *err);
+/* Load sam3.pt / .safetensors (detector.* keys, or an image model's own
+ * state_dict) with the config file `config` (a Sam3Image tree, or the
+ * {"image": ...} file of tools/make_sam3_checkpoint.py; NULL: the built-in
+ * release). A SAM 2 checkpoint, a tracker-only one or a parity dump is
+ * refused with a message saying what it is. The tokenizer vocabulary is
+ * set separately (samc_sam3_model_set_vocab). */
+samc_status samc_sam3_model_load(const char *checkpoint, const char *config, samc_sam3_model **out,
+                                 samc_error *err);
 /* The keys and shapes the config expects (checkpoint makers, info). */
 samc_status samc_sam3_expected_keys(const cJSON *cfg, const char *base, samc_key_list *out, samc_error *err);
 /* A use of the model (implementation choice, trace): core/runtime/exec.h;
