@@ -1,0 +1,9 @@
+/* ops_table.c - the SAM 3 table of the fast implementation: the kinds that
+ * have a fast body; the others are NULL and come from fast's fallback. */
+#include "fast/sam3/fast_sam3.h"
+
+const samc_sam3_ops samc_fast_sam3_ops = {
+    .name = "fast",
+    .vit_patch_embed = samc_fast_sam3_vit_patch_embed,
+    .vit_block = samc_fast_sam3_vit_block,
+};
