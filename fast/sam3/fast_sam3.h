@@ -4,6 +4,8 @@
 #ifndef SAMC_FAST_SAM3_H
 #define SAMC_FAST_SAM3_H
 
+#include <stdbool.h>
+
 #include "core/models/sam3/sam3_layers.h"
 
 samc_status samc_fast_sam3_vit_patch_embed(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,
@@ -11,6 +13,32 @@ samc_status samc_fast_sam3_vit_patch_embed(samc_ctx *ctx, const samc_sam3_vit_em
 samc_status samc_fast_sam3_vit_block(samc_ctx *ctx, const samc_sam3_vit_block *blk, const samc_tensor *x,
                                      samc_tensor *out);
 
+samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
+                                      const samc_tensor *attn_mask, samc_tensor *out);
+samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l, const samc_tensor *tgt,
+                                     const samc_tensor *memory, const samc_tensor *tgt_kpm,
+                                     const samc_tensor *mem_kpm, const samc_tensor *pos,
+                                     const samc_tensor *query_pos, samc_tensor *out);
+samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out);
+
 extern const samc_sam3_ops samc_fast_sam3_ops;
+
+/* ---- nn.MultiheadAttention on one batch element (mha.c) ---------------------------- */
+
+typedef struct fast_mha_io {
+    const float *q, *k, *v;      /* query rows (Lq), key and value rows (Lk), ld* floats apart */
+    int64_t ldq, ldk, ldv;
+    int Lq, Lk;
+    const float *bias;           /* additive float mask, head h at bias + h * bias_hstride (Lq x Lk), or NULL */
+    int64_t bias_hstride;        /* 0: one mask for every head */
+    const float *kpm;            /* key padding mask (Lk), nonzero = masked, or NULL */
+    float *out;                  /* Lq rows after out_proj, ldo apart */
+    int64_t ldo;
+    bool accumulate;             /* out += attention (a residual add) */
+} fast_mha_io;
+
+/* Floats of scratch samc__fast_sam3_mha needs. */
+size_t samc__fast_sam3_mha_scratch(const samc_attention *a, int Lq, int Lk);
+void samc__fast_sam3_mha(samc_ctx *ctx, int nt, const samc_attention *a, const fast_mha_io *io, float *scratch);
 
 #endif
