@@ -19,6 +19,11 @@ samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l
                                      const samc_tensor *memory, const samc_tensor *tgt_kpm,
                                      const samc_tensor *mem_kpm, const samc_tensor *pos,
                                      const samc_tensor *query_pos, samc_tensor *out);
+samc_status samc_fast_sam3_dec_layer(samc_ctx *ctx, const samc_sam3_dec_layer *l, const samc_tensor *tgt,
+                                     const samc_tensor *query_pos, const samc_tensor *memory_text,
+                                     const samc_tensor *text_mask, const samc_tensor *memory,
+                                     const samc_tensor *memory_pos, const samc_tensor *cam,
+                                     const samc_tensor *presence, samc_tensor *out, samc_tensor *presence_out);
 samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out);
 
 extern const samc_sam3_ops samc_fast_sam3_ops;

@@ -9,4 +9,5 @@ const samc_sam3_ops samc_fast_sam3_ops = {
     .text_block = samc_fast_sam3_text_block,
     .enc_layer = samc_fast_sam3_enc_layer,
     .layer_norm = samc_fast_sam3_layer_norm,
+    .dec_layer = samc_fast_sam3_dec_layer,
 };
