@@ -24,6 +24,13 @@ samc_status samc_fast_sam3_dec_layer(samc_ctx *ctx, const samc_sam3_dec_layer *l
                                      const samc_tensor *text_mask, const samc_tensor *memory,
                                      const samc_tensor *memory_pos, const samc_tensor *cam,
                                      const samc_tensor *presence, samc_tensor *out, samc_tensor *presence_out);
+samc_status samc_fast_sam3_seg_cross_attend(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *memory,
+                                            const samc_tensor *prompt, const samc_tensor *prompt_mask,
+                                            samc_tensor *out);
+samc_status samc_fast_sam3_pixel_decoder(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *feats,
+                                         int n, samc_tensor *out);
+samc_status samc_fast_sam3_seg_heads(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *pixel,
+                                     const samc_tensor *queries, samc_tensor *masks, samc_tensor *semantic);
 samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out);
 
 extern const samc_sam3_ops samc_fast_sam3_ops;

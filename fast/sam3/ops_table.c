@@ -10,4 +10,7 @@ const samc_sam3_ops samc_fast_sam3_ops = {
     .enc_layer = samc_fast_sam3_enc_layer,
     .layer_norm = samc_fast_sam3_layer_norm,
     .dec_layer = samc_fast_sam3_dec_layer,
+    .seg_cross_attend = samc_fast_sam3_seg_cross_attend,
+    .pixel_decoder = samc_fast_sam3_pixel_decoder,
+    .seg_heads = samc_fast_sam3_seg_heads,
 };
