@@ -13,6 +13,8 @@ samc_status samc_fast_sam3_vit_patch_embed(samc_ctx *ctx, const samc_sam3_vit_em
 samc_status samc_fast_sam3_vit_block(samc_ctx *ctx, const samc_sam3_vit_block *blk, const samc_tensor *x,
                                      samc_tensor *out);
 
+samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level *lvl, const samc_tensor *x,
+                                      samc_tensor *out);
 samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
                                       const samc_tensor *attn_mask, samc_tensor *out);
 samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l, const samc_tensor *tgt,

@@ -6,6 +6,7 @@ const samc_sam3_ops samc_fast_sam3_ops = {
     .name = "fast",
     .vit_patch_embed = samc_fast_sam3_vit_patch_embed,
     .vit_block = samc_fast_sam3_vit_block,
+    .neck_level = samc_fast_sam3_neck_level,
     .text_block = samc_fast_sam3_text_block,
     .enc_layer = samc_fast_sam3_enc_layer,
     .layer_norm = samc_fast_sam3_layer_norm,
