@@ -13,6 +13,14 @@ samc_status samc_fast_sam3_vit_patch_embed(samc_ctx *ctx, const samc_sam3_vit_em
 samc_status samc_fast_sam3_vit_block(samc_ctx *ctx, const samc_sam3_vit_block *blk, const samc_tensor *x,
                                      samc_tensor *out);
 
+samc_status samc_fast_sam3_vit_pos_ln_pre(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,
+                                          samc_tensor *out);
+samc_status samc_fast_sam3_text_final(samc_ctx *ctx, const samc_sam3_text_encoder *enc, const samc_tensor *x,
+                                      samc_tensor *tokens, samc_tensor *proj);
+samc_status samc_fast_sam3_text_resize(samc_ctx *ctx, const samc_sam3_text_encoder *enc, const samc_tensor *tokens,
+                                       samc_tensor *out);
+samc_status samc_fast_sam3_dec_refine(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *out,
+                                      const samc_tensor *ref, samc_tensor *normed, samc_tensor *new_ref);
 samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level *lvl, const samc_tensor *x,
                                       samc_tensor *out);
 samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,

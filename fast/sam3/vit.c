@@ -149,3 +149,31 @@ samc_status samc_fast_sam3_vit_block(samc_ctx *ctx, const samc_sam3_vit_block *b
     samc__fast_linear_x(ctx, nt, mid, hidden, rows, &blk->fc2, out->data, C, FAST_GEMM_ACC);
     return SAMC_OK;
 }
+
+/* x + the tiled abs pos table (cls slot dropped), then ln_pre: as
+ * ref/sam3/vit.c, rows over threads. */
+samc_status samc_fast_sam3_vit_pos_ln_pre(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,
+                                          samc_tensor *out)
+{
+    const int C = e->patch.cout;
+    if (x->ndim != 4 || x->shape[3] != C || !samc_tensor_same_shape(x, out))
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "vit embed: input/output are not (B,H,W,%d)", C);
+    const int B = (int)x->shape[0], H = (int)x->shape[1], W = (int)x->shape[2], g = e->pos_grid;
+    if (e->pos_embed && !e->pos_tile && (g != H || g != W))
+        return samc_fail(ctx->err, SAMC_ERR_UNSUPPORTED,
+                         "vit embed: bicubic interpolation of the %dx%d abs pos to %dx%d (tile_abs_pos False) is "
+                         "not implemented", g, g, H, W);
+    const int nt = samc__fast_threads(ctx);
+    const float *grid = e->pos_embed ? e->pos_embed + (e->pos_has_cls ? C : 0) : NULL;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t t = 0; t < (int64_t)B * H * W; t++) {
+        const int y = (int)((t / W) % H), xx = (int)(t % W);
+        if (grid)
+            samc__fast_add(out->data + t * C, x->data + t * C, grid + ((int64_t)(y % g) * g + xx % g) * C, C);
+        else
+            memcpy(out->data + t * C, x->data + t * C, (size_t)C * sizeof *out->data);
+    }
+    if (e->has_ln_pre)
+        samc__fast_layer_norm(nt, out->data, (int64_t)B * H * W, &e->ln_pre, out->data);
+    return SAMC_OK;
+}
