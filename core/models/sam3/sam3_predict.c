@@ -364,8 +364,8 @@ static samc_status postprocess(samc_exec *x, ground *g, float threshold, samc_sa
     return st;
 }
 
-static samc_status ground_prompt(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s,
-                                 float threshold, samc_sam3_result *res, samc_error *err)
+samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s, float threshold,
+                             samc_sam3_result *res, samc_error *err)
 {
     memset(res, 0, sizeof *res);
     if (!s->has_text)
@@ -389,7 +389,7 @@ samc_status samc_sam3_set_text(samc_exec *x, const samc_sam3_image *img, samc_sa
 {
     memset(res, 0, sizeof *res);
     samc_status st = text ? encode_text(x, s, text, err) : samc_fail(err, SAMC_ERR_ARG, "sam3: no text given");
-    return st ? st : ground_prompt(x, img, s, threshold, res, err);
+    return st ? st : samc_sam3_ground(x, img, s, threshold, res, err);
 }
 
 samc_status samc_sam3_add_box(samc_exec *x, const samc_sam3_image *img, samc_sam3_session *s, const float box[4],
@@ -403,7 +403,7 @@ samc_status samc_sam3_add_box(samc_exec *x, const samc_sam3_image *img, samc_sam
         return st;
     memcpy(s->boxes[s->n_boxes], box, 4 * sizeof *box);
     s->labels[s->n_boxes++] = positive ? 1 : 0;
-    return ground_prompt(x, img, s, threshold, res, err);
+    return samc_sam3_ground(x, img, s, threshold, res, err);
 }
 
 void samc_sam3_result_release(samc_sam3_result *res)

@@ -48,6 +48,10 @@ samc_status samc_sam3_set_text(samc_exec *x, const samc_sam3_image *img, samc_sa
 /* add_geometric_prompt: one box (cx, cy, w, h normalised), then ground. */
 samc_status samc_sam3_add_box(samc_exec *x, const samc_sam3_image *img, samc_sam3_session *s, const float box[4],
                               bool positive, float threshold, samc_sam3_result *res, samc_error *err);
+/* Ground the session's prompt again (set_confidence_threshold on a state
+ * that has results). */
+samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s, float threshold,
+                             samc_sam3_result *res, samc_error *err);
 void samc_sam3_result_release(samc_sam3_result *res);
 
 #endif
