@@ -98,7 +98,7 @@ static int find_central(const uint8_t *m, uint64_t size, uint64_t *cd, uint64_t 
     *cd = samc_load_u32le(m + e + 16), *count = samc_load_u16le(m + e + 10);
     if (e >= 20 && samc_load_u32le(m + e - 20) == 0x07064b50u) { /* zip64 locator */
         const uint64_t z = samc_load_u64le(m + e - 20 + 8);
-        if (z > size - 56 || samc_load_u32le(m + z) != 0x06064b50u)
+        if (size < 56 || z > size - 56 || samc_load_u32le(m + z) != 0x06064b50u)
             return 0;
         *count = samc_load_u64le(m + z + 32), *cd = samc_load_u64le(m + z + 48);
     }
