@@ -41,6 +41,16 @@ samc_status samc_fast_sam3_pixel_decoder(samc_ctx *ctx, const samc_sam3_seg_head
                                          int n, samc_tensor *out);
 samc_status samc_fast_sam3_seg_heads(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *pixel,
                                      const samc_tensor *queries, samc_tensor *masks, samc_tensor *semantic);
+samc_status samc_fast_sam3_text_embed(samc_ctx *ctx, const samc_sam3_text_encoder *enc, const samc_tensor *ids,
+                                      samc_tensor *out);
+samc_status samc_fast_sam3_dec_query_pos(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref,
+                                         samc_tensor *sine, samc_tensor *query_pos);
+samc_status samc_fast_sam3_dec_presence(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *presence,
+                                        samc_tensor *out);
+samc_status samc_fast_sam3_dec_boxrpb(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref, int H,
+                                      int W, samc_tensor *out);
+samc_status samc_fast_sam3_dot_scoring(samc_ctx *ctx, const samc_sam3_scoring *s, const samc_tensor *hs,
+                                       const samc_tensor *prompt, const samc_tensor *prompt_mask, samc_tensor *out);
 samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out);
 
 extern const samc_sam3_ops samc_fast_sam3_ops;
