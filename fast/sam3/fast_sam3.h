@@ -51,6 +51,11 @@ samc_status samc_fast_sam3_dec_boxrpb(samc_ctx *ctx, const samc_sam3_decoder *de
                                       int W, samc_tensor *out);
 samc_status samc_fast_sam3_dot_scoring(samc_ctx *ctx, const samc_sam3_scoring *s, const samc_tensor *hs,
                                        const samc_tensor *prompt, const samc_tensor *prompt_mask, samc_tensor *out);
+samc_status samc_fast_sam3_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w, int R, samc_tensor *out);
+samc_status samc_fast_sam3_post_scores(samc_ctx *ctx, const samc_tensor *logits, const samc_tensor *presence,
+                                       samc_tensor *out);
+samc_status samc_fast_sam3_post_boxes(samc_ctx *ctx, const samc_tensor *boxes, int H, int W, samc_tensor *out);
+samc_status samc_fast_sam3_post_masks(samc_ctx *ctx, const samc_tensor *masks, int H, int W, samc_tensor *out);
 samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out);
 
 extern const samc_sam3_ops samc_fast_sam3_ops;

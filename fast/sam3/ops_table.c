@@ -1,9 +1,11 @@
-/* ops_table.c - the SAM 3 table of the fast implementation: the kinds that
- * have a fast body; the others are NULL and come from fast's fallback. */
+/* ops_table.c - the SAM 3 table of the fast implementation. The one kind
+ * left NULL (geo_prompt: the geometry prompt encoding, a few tokens) comes
+ * from fast's fallback, ref. */
 #include "fast/sam3/fast_sam3.h"
 
 const samc_sam3_ops samc_fast_sam3_ops = {
     .name = "fast",
+    .preprocess = samc_fast_sam3_preprocess,
     .vit_patch_embed = samc_fast_sam3_vit_patch_embed,
     .vit_pos_ln_pre = samc_fast_sam3_vit_pos_ln_pre,
     .vit_block = samc_fast_sam3_vit_block,
@@ -19,6 +21,9 @@ const samc_sam3_ops samc_fast_sam3_ops = {
     .dec_boxrpb = samc_fast_sam3_dec_boxrpb,
     .dec_presence = samc_fast_sam3_dec_presence,
     .dot_scoring = samc_fast_sam3_dot_scoring,
+    .post_scores = samc_fast_sam3_post_scores,
+    .post_boxes = samc_fast_sam3_post_boxes,
+    .post_masks = samc_fast_sam3_post_masks,
     .dec_refine = samc_fast_sam3_dec_refine,
     .seg_cross_attend = samc_fast_sam3_seg_cross_attend,
     .pixel_decoder = samc_fast_sam3_pixel_decoder,
