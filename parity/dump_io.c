@@ -14,8 +14,25 @@ static void in_path(const parity_run *r, const char *name, const char *pos, char
         snprintf(path, n, "/trace/%06d/in/%s", r->recs[r->io_rec].index, pos);
 }
 
+/* SAM 3: backbone.language_backbone receives its captions as strings; its
+ * token ids are the output of the @tokenize call recorded before it. */
+static samc_status tokenized_ids(const parity_run *r, samc_tensor *t, samc_error *err)
+{
+    for (int i = r->io_rec - 1; i >= 0; i--)
+        if (!strcmp(r->recs[i].module, "@tokenize")) {
+            char path[64];
+            snprintf(path, sizeof path, "/trace/%06d/out/0", r->recs[i].index);
+            return samc_dump_read(r->dump, path, t, err);
+        }
+    return samc_fail(err, SAMC_ERR_KEY, "%s: no @tokenize record before record %d (%s)", samc_dump_path(r->dump),
+                     r->recs[r->io_rec].index, r->recs[r->io_rec].module);
+}
+
 static samc_status io_tensor(void *user, const char *name, const char *pos, samc_tensor *t, samc_error *err)
 {
+    const parity_run *r = user;
+    if (r->sam3 && !strcmp(name, "input_ids"))
+        return tokenized_ids(r, t, err);
     char path[320];
     in_path(user, name, pos, path, sizeof path);
     return samc_dump_read(((const parity_run *)user)->dump, path, t, err);
@@ -24,6 +41,8 @@ static samc_status io_tensor(void *user, const char *name, const char *pos, samc
 static bool io_has(void *user, const char *name)
 {
     const parity_run *r = user;
+    if (r->sam3 && !strcmp(name, "input_ids"))
+        return true;
     char path[320];
     snprintf(path, sizeof path, "/trace/%06d/in/%s", r->recs[r->io_rec].index, name);
     return samc_dump_exists(r->dump, path);

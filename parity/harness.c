@@ -212,14 +212,16 @@ static void finish_report(parity_run *r)
     }
 }
 
-static samc_status check_task(samc_dump *d, bool *video, samc_error *err)
+static samc_status check_task(samc_dump *d, bool *video, bool *sam3, samc_error *err)
 {
     char *task = NULL;
     samc_status st = samc_dump_attr_str(d, "/inputs", "task", &task, err);
-    if (!st && strcmp(task, "image") && strcmp(task, "video"))
-        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: task '%s' is not supported (samc parity runs 'image' and 'video')",
+    if (!st && strcmp(task, "image") && strcmp(task, "video") && strcmp(task, "sam3_image"))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED,
+                       "%s: task '%s' is not supported (samc parity runs 'image', 'video' and 'sam3_image')",
                        samc_dump_path(d), task);
     *video = !st && !strcmp(task, "video");
+    *sam3 = !st && !strcmp(task, "sam3_image");
     free(task);
     return st;
 }
@@ -243,10 +245,17 @@ static samc_status load_model(parity_run *r, const char *path, const samc_parity
 {
     char *family = NULL, *json = NULL;
     samc_status st = samc_dump_attr_str(r->dump, "/model", "family", &family, err);
-    if (!st && strcmp(family, "sam2"))
-        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: model family '%s' is not supported yet (samc parity runs sam2)",
-                       path, family);
+    const char *want = r->sam3 ? "sam3" : "sam2";
+    if (!st && strcmp(family, want))
+        st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: model family '%s' does not run the dump's task (it needs %s)",
+                       path, family, want);
     free(family);
+    if (!st && r->sam3) {
+        st = samc__parity_load_sam3(r, path, o->impl ? o->impl : samc_impl_default()->name, err);
+        for (int i = 0; !st && i < o->n_overrides; i++)
+            st = samc_exec_add_override(&r->x, o->overrides[i], err);
+        return st;
+    }
     if (!st && !samc_dump_has_attr(r->dump, "/model", "config_json"))
         st = samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
     if (!st)
@@ -295,7 +304,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip};
     samc_status st = samc_dump_open(path, &r.dump, err);
     if (!st) /* before loading any weights */
-        st = check_task(r.dump, &r.video, err);
+        st = check_task(r.dump, &r.video, &r.sam3, err);
     if (!st)
         st = load_model(&r, path, o, err);
     if (!st)
@@ -313,6 +322,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     free(r.calls);
     samc_exec_free(&r.x);
     samc_sam2_model_free(r.model);
+    samc_sam3_model_free(r.model3);
     samc_dump_close(r.dump);
     return st;
 }

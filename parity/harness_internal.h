@@ -3,6 +3,7 @@
 #define SAMC_PARITY_HARNESS_INTERNAL_H
 
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_model.h"
 #include "core/runtime/exec.h"
 #include "dump.h"
 #include "parity.h"
@@ -10,6 +11,8 @@
 typedef struct parity_run {
     samc_dump *dump;
     samc_sam2_model *model;
+    samc_sam3_model *model3;   /* the sam3_image task */
+    bool sam3;
     samc_exec x;               /* the implementation choice and the trace */
     samc_parity_report *rep;
     samc_dump_record *recs;
@@ -55,5 +58,9 @@ samc_status samc__parity_run_video(parity_run *r, samc_error *err);
 /* Record index of the n-th call of module on (frame_idx, obj_id), or -1. */
 int samc__parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth);
 samc_status samc__parity_run_chained(parity_run *r, samc_error *err);
+/* The SAM 3 image task (chained_sam3.c). */
+samc_status samc__parity_run_sam3(parity_run *r, samc_error *err);
+/* Load a sam3 dump's model and exec (chained_sam3.c). */
+samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *impl, samc_error *err);
 
 #endif

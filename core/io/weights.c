@@ -6,6 +6,7 @@
 #include "core/io/weights.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct samc_weights {
     size_t count, cap;
     uint32_t *index; /* slot -> entry index + 1 (0 = empty) */
     size_t index_cap; /* power of two, or 0 */
+    samc_mapped_file map; /* the file views point into (samc_weights_add_view), unmapped at free */
 };
 
 static uint64_t hash_key(const char *s)
@@ -71,7 +73,15 @@ void samc_weights_free(samc_weights *w)
     free(w->entries);
     free(w->index);
     free(w->source);
+    samc_file_unmap(&w->map);
     free(w);
+}
+
+void samc_weights_adopt_map(samc_weights *w, samc_mapped_file *mf)
+{
+    samc_file_unmap(&w->map);
+    w->map = *mf;
+    memset(mf, 0, sizeof *mf);
 }
 
 /* Slot of `key` in the index, or the empty slot where it would go. */
@@ -98,21 +108,26 @@ static int index_grow(samc_weights *w)
     return 0;
 }
 
-samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const int64_t *shape,
-                             float *data, samc_error *err)
+/* Add `data` (owned: freed on failure and at free; else a view into the
+ * adopted mapping). */
+static samc_status add_entry(samc_weights *w, const char *key, int ndim, const int64_t *shape, float *data,
+                             bool owns, samc_error *err)
 {
     const char *src = w && w->source ? w->source : "";
     if (!w || !key) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_ARG, "samc_weights_add: NULL store or key");
     }
     if (ndim < 0 || ndim > SAMC_MAX_DIMS) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: key '%s': rank %d is outside 0..%d", src, key,
                          ndim, SAMC_MAX_DIMS);
     }
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0) {
+            if (owns)
             free(data);
             return samc_fail(err, SAMC_ERR_FORMAT, "%s: key '%s': negative dimension %lld", src, key,
                              (long long)shape[i]);
@@ -122,23 +137,27 @@ samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const i
         return samc_fail(err, SAMC_ERR_ARG, "%s: key '%s': NULL data", src, key);
     }
     if (w->count >= UINT32_MAX - 1) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_NOMEM, "%s: too many tensors", src);
     }
     /* keep the load factor below 1/2 */
     if ((w->count + 1) * 2 > w->index_cap && index_grow(w) != 0) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory growing the key index", src);
     }
     size_t slot = index_slot(w, key);
     if (w->index[slot]) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: duplicate key '%s'", src, key);
     }
     if (w->count == w->cap) {
         size_t ncap = w->cap ? w->cap * 2 : 64;
         samc_weight_entry *ne = realloc(w->entries, ncap * sizeof *ne);
         if (!ne) {
+            if (owns)
             free(data);
             return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory adding key '%s'", src, key);
         }
@@ -147,7 +166,8 @@ samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const i
     }
     char *k = dup_str(key);
     if (!k) {
-        free(data);
+        if (owns)
+            free(data);
         return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory adding key '%s'", src, key);
     }
     samc_weight_entry *e = &w->entries[w->count];
@@ -157,10 +177,22 @@ samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const i
     for (int i = 0; i < ndim; i++)
         e->t.shape[i] = shape[i];
     e->t.data = data;
-    e->t.owns = true;
+    e->t.owns = owns;
     w->count++;
     w->index[slot] = (uint32_t)w->count;
     return SAMC_OK;
+}
+
+samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const int64_t *shape,
+                             float *data, samc_error *err)
+{
+    return add_entry(w, key, ndim, shape, data, true, err);
+}
+
+samc_status samc_weights_add_view(samc_weights *w, const char *key, int ndim, const int64_t *shape,
+                                  const float *data, samc_error *err)
+{
+    return add_entry(w, key, ndim, shape, (float *)data, false, err); /* never written: the store is read-only */
 }
 
 size_t samc_weights_count(const samc_weights *w) { return w ? w->count : 0; }

@@ -7,7 +7,10 @@
  *     top-level dict itself when it holds tensors directly).
  *   - safetensors: 8-byte little-endian header length, then '{'.
  *   - parity dumps (HDF5, "\x89HDF\r\n\x1a\n"): the datasets under /weights.
- * All element types (F32, F16, BF16) are converted to float32 at load.
+ * F16 and BF16 are converted to float32 at load; F32 data of a mapped
+ * safetensors file is used in place (no copy); complex64 (C64,
+ * ComplexFloatStorage: RoPE tables) becomes float32 (re, im) pairs with a
+ * trailing dimension of 2.
  * Keys keep their insertion order (the order in the file).
  */
 #ifndef SAMC_CORE_WEIGHTS_H
@@ -15,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "core/base/fileio.h"
 #include "core/base/tensor.h"
 
 typedef struct samc_weights samc_weights;
@@ -43,6 +47,13 @@ void samc_weights_free(samc_weights *w);
  * even on failure. A duplicate key is an error (SAMC_ERR_FORMAT). */
 samc_status samc_weights_add(samc_weights *w, const char *key, int ndim, const int64_t *shape,
                              float *data, samc_error *err);
+
+/* Add a view of float32 data the store does not own: it lies in the
+ * mapping given to samc_weights_adopt_map (unmapped when the store is
+ * freed), so a mapped checkpoint is not copied. */
+samc_status samc_weights_add_view(samc_weights *w, const char *key, int ndim, const int64_t *shape,
+                                  const float *data, samc_error *err);
+void samc_weights_adopt_map(samc_weights *w, samc_mapped_file *mf);
 
 size_t samc_weights_count(const samc_weights *w);
 const char *samc_weights_key(const samc_weights *w, size_t i);        /* insertion order */

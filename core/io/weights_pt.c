@@ -2,16 +2,21 @@
  *
  * Layout: <archive>/data.pkl (the pickled object), <archive>/data/<key>
  * (raw little-endian storage bytes), <archive>/version, maybe
- * <archive>/byteorder. The pickle is run by the safe interpreter in
+ * <archive>/byteorder. The file is also mapped: float32 tensors of stored
+ * (uncompressed) entries are used where they lie in the mapping, so a
+ * checkpoint is not copied; anything else goes through libzip. The pickle is run by the safe interpreter in
  * pickle.c; tensors are views (offset, size, stride) of storages, gathered
  * here into contiguous float32 with every index checked against the storage.
  */
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zip.h>
+#include <zlib.h>
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
@@ -27,14 +32,144 @@ typedef struct pt_ctx {
     zip_t *za;
     char prefix[1024]; /* "<archive>/" */
     samc_error *err;
-    /* one-entry storage cache */
+    /* one-entry storage cache: the bytes read (owned) or, for a stored entry
+     * of the mapped file, where they lie in the mapping (cache_view) */
     char *cache_key;
     samc_pkl_dtype cache_dtype;
     uint8_t *cache;
+    const uint8_t *cache_view;
     size_t cache_bytes;
+    /* the file mapped read-only and the stored entries found in it */
+    samc_mapped_file map;
+    struct pt_local *locals;
+    size_t n_locals;
+    int views; /* tensors added as views into the mapping */
     uint64_t file_size;
     int64_t total_floats, max_total_floats; /* floats materialized so far, and the bound */
 } pt_ctx;
+
+/* One local file entry of the mapped archive: name and data offset. */
+typedef struct pt_local {
+    const char *name;
+    size_t nlen;
+    uint64_t data, csize, usize;
+    uint16_t method;
+} pt_local;
+
+/* The zip64 extended fields of an extra block: each of usize, csize, off
+ * that the fixed header marks 0xFFFFFFFF follows, in that order. */
+static int zip64_fields(const uint8_t *x, size_t xlen, uint64_t *usize, uint64_t *csize, uint64_t *off)
+{
+    uint64_t *want[3] = {usize, csize, off};
+    for (size_t p = 0; p + 4 <= xlen;) {
+        const uint16_t id = samc_load_u16le(x + p), n = samc_load_u16le(x + p + 2);
+        if (p + 4 + n > xlen)
+            return 0;
+        if (id == 1) {
+            size_t q = p + 4;
+            for (int k = 0; k < 3; k++)
+                if (want[k] && *want[k] == 0xFFFFFFFFu) {
+                    if (q + 8 > p + 4 + (size_t)n)
+                        return 0;
+                    *want[k] = samc_load_u64le(x + q), q += 8;
+                }
+            return 1;
+        }
+        p += 4 + (size_t)n;
+    }
+    for (int k = 0; k < 3; k++)
+        if (want[k] && *want[k] == 0xFFFFFFFFu)
+            return 0;
+    return 1;
+}
+
+/* The central directory's offset and entry count (zip64 when present), or 0. */
+static int find_central(const uint8_t *m, uint64_t size, uint64_t *cd, uint64_t *count)
+{
+    if (size < 22)
+        return 0;
+    uint64_t e = size - 22;
+    const uint64_t stop = size > 22 + 65535 ? size - 22 - 65535 : 0;
+    while (samc_load_u32le(m + e) != 0x06054b50u) { /* end of central directory record */
+        if (e == stop)
+            return 0;
+        e--;
+    }
+    *cd = samc_load_u32le(m + e + 16), *count = samc_load_u16le(m + e + 10);
+    if (e >= 20 && samc_load_u32le(m + e - 20) == 0x07064b50u) { /* zip64 locator */
+        const uint64_t z = samc_load_u64le(m + e - 20 + 8);
+        if (size < 56 || z > size - 56 || samc_load_u32le(m + z) != 0x06064b50u)
+            return 0;
+        *count = samc_load_u64le(m + z + 32), *cd = samc_load_u64le(m + z + 48);
+    }
+    return *cd < size;
+}
+
+/* Index the entries of the mapped archive from its central directory: name
+ * and where its data starts (after the local header). Anything that does
+ * not check out leaves the index short: those entries go through libzip. */
+static void index_locals(pt_ctx *c)
+{
+    const uint8_t *m = c->map.data;
+    const uint64_t size = c->map.size;
+    uint64_t pos, count;
+    if (!m || !find_central(m, size, &pos, &count) || count > size / 46)
+        return;
+    c->locals = calloc((size_t)(count ? count : 1), sizeof *c->locals);
+    for (uint64_t i = 0; c->locals && i < count && pos + 46 <= size; i++) {
+        if (samc_load_u32le(m + pos) != 0x02014b50u)
+            break;
+        const uint16_t method = samc_load_u16le(m + pos + 10);
+        uint64_t csize = samc_load_u32le(m + pos + 20), usize = samc_load_u32le(m + pos + 24);
+        const uint16_t nlen = samc_load_u16le(m + pos + 28), xlen = samc_load_u16le(m + pos + 30);
+        const uint16_t clen = samc_load_u16le(m + pos + 32);
+        uint64_t off = samc_load_u32le(m + pos + 42);
+        if (pos + 46 + (uint64_t)nlen + xlen + clen > size ||
+            !zip64_fields(m + pos + 46 + nlen, xlen, &usize, &csize, &off) || off > size - 30 ||
+            samc_load_u32le(m + off) != 0x04034b50u)
+            break;
+        const uint64_t data = off + 30 + samc_load_u16le(m + off + 26) + samc_load_u16le(m + off + 28);
+        if (data > size || csize > size - data)
+            break;
+        c->locals[c->n_locals++] = (pt_local){(const char *)m + pos + 46, nlen, data, csize, usize, method};
+        pos += 46 + (uint64_t)nlen + xlen + clen;
+    }
+}
+
+/* Where the `nbytes` of stored entry `name` lie in the mapping, or NULL
+ * (not reached by the walk, compressed, or sizes that disagree with
+ * libzip's central directory). */
+static const uint8_t *mapped_entry(const pt_ctx *c, const char *name, uint64_t size, size_t nbytes)
+{
+    const size_t len = strlen(name);
+    for (size_t i = 0; i < c->n_locals; i++) {
+        const pt_local *l = &c->locals[i];
+        if (l->nlen == len && !memcmp(l->name, name, len))
+            return l->method == 0 && l->csize == size && l->usize == size && nbytes <= size
+                       ? c->map.data + l->data
+                       : NULL;
+    }
+    return NULL;
+}
+
+/* The CRC-32 of a mapped entry against the central directory's (libzip
+ * checks it when it reads an entry; a mapped one is checked here). */
+static samc_status check_crc(pt_ctx *c, zip_uint64_t idx, const char *name, const uint8_t *data, uint64_t size)
+{
+    zip_stat_t zs;
+    zip_stat_init(&zs);
+    if (zip_stat_index(c->za, idx, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_CRC))
+        return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: archive entry '%s' has no CRC to check", c->path, name);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (uint64_t done = 0; done < size;) { /* zlib takes uInt lengths */
+        const uInt n = size - done > (1u << 30) ? (1u << 30) : (uInt)(size - done);
+        crc = crc32(crc, data + done, n);
+        done += n;
+    }
+    if ((uint32_t)crc != zs.crc)
+        return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: archive entry '%s' is corrupt: CRC error", c->path, name);
+    return SAMC_OK;
+}
 
 /* Printable copy of a pickle string for messages. */
 static const char *pstr(const samc_pkl_obj *s, char *buf, size_t cap)
@@ -223,6 +358,7 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
     free(c->cache);
     c->cache_key = NULL;
     c->cache = NULL;
+    c->cache_view = NULL;
     c->cache_bytes = 0;
 
     char kb[256];
@@ -246,15 +382,17 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
                          "needs %zu bytes",
                          c->path, tkey, pstr(skey, kb, sizeof kb), name, (unsigned long long)size,
                          (long long)stor->u.storage.numel, nbytes);
-    uint8_t *buf = malloc(nbytes ? nbytes : 1);
+    const uint8_t *view = mapped_entry(c, name, size, nbytes);
+    uint8_t *buf = view ? NULL : malloc(nbytes ? nbytes : 1);
     char *k = malloc(skey->u.str.len + 1);
-    if (!buf || !k) {
+    if ((!buf && !view) || !k) {
         free(buf);
         free(k);
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory reading storage '%s' (%zu bytes)",
                          c->path, tkey, pstr(skey, kb, sizeof kb), nbytes);
     }
-    if ((st = read_entry(c, idx, name, buf, nbytes, size))) {
+    if ((view && (st = check_crc(c, idx, name, view, size))) ||
+        (!view && (st = read_entry(c, idx, name, buf, nbytes, size)))) {
         free(buf);
         free(k);
         return st;
@@ -262,27 +400,64 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
     memcpy(k, skey->u.str.s, skey->u.str.len + 1);
     c->cache_key = k;
     c->cache = buf;
+    c->cache_view = view;
     c->cache_bytes = nbytes;
     c->cache_dtype = stor->u.storage.dtype;
     return SAMC_OK;
 }
 
-/* Turn one pickled tensor view into a contiguous float32 buffer. */
-static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *t, float **out)
+/* A complex64 view as a float32 view with a trailing (re, im) dimension
+ * of 2: shape + [2], strides doubled + [1], offset and storage doubled. */
+static samc_status complex_as_pairs(pt_ctx *c, const char *tkey, int *nd, int64_t *shape, int64_t *stride,
+                                    int64_t *off, int64_t *snumel)
+{
+    if (*nd + 1 > SAMC_MAX_DIMS || *snumel > INT64_MAX / 2 || *off > INT64_MAX / 2)
+        return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': complex tensor of absurd rank or size", c->path,
+                         tkey);
+    for (int i = 0; i < *nd; i++) {
+        if (stride[i] > INT64_MAX / 2)
+            return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': complex tensor stride too large", c->path,
+                             tkey);
+        stride[i] *= 2;
+    }
+    shape[*nd] = 2, stride[*nd] = 1, (*nd)++;
+    *off *= 2, *snumel *= 2;
+    return SAMC_OK;
+}
+
+/* Turn one pickled tensor view into a contiguous float32 buffer; complex64
+ * (RoPE tables) becomes (re, im) float pairs, one more dimension of 2, whose
+ * shape is returned in *ndim_out / shape_out. *viewed: the data is a view
+ * into the mapped file (not to be freed). */
+static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *t, float **out, int *ndim_out,
+                               int64_t *shape_out, bool *viewed)
 {
     *out = NULL;
+    *viewed = false;
     const samc_pkl_obj *stor = t->u.tensor.storage;
     char kb[256];
     samc_elem_kind kind;
-    if (!dtype_kind(stor->u.storage.dtype, &kind))
+    const bool cplx = stor->u.storage.dtype == SAMC_PKL_DT_COMPLEX_FLOAT;
+    if (cplx)
+        kind = SAMC_ELEM_F32;
+    else if (!dtype_kind(stor->u.storage.dtype, &kind))
         return samc_fail(c->err, SAMC_ERR_DTYPE,
                          "%s: key '%s': storage type torch.%s is not supported (only FloatStorage, "
-                         "HalfStorage and BFloat16Storage)",
+                         "HalfStorage, BFloat16Storage and ComplexFloatStorage)",
                          c->path, tkey, samc_pkl_dtype_name(stor->u.storage.dtype));
-    const int nd = t->u.tensor.ndim;
-    const int64_t *shape = t->u.tensor.shape, *stride = t->u.tensor.stride;
-    const int64_t off = t->u.tensor.offset;
-    const int64_t snumel = stor->u.storage.numel;
+    int nd = t->u.tensor.ndim;
+    int64_t shape[SAMC_MAX_DIMS], stride[SAMC_MAX_DIMS];
+    memcpy(shape, t->u.tensor.shape, sizeof shape);
+    memcpy(stride, t->u.tensor.stride, sizeof stride);
+    int64_t off = t->u.tensor.offset;
+    int64_t snumel = stor->u.storage.numel;
+    if (cplx) {
+        samc_status st = complex_as_pairs(c, tkey, &nd, shape, stride, &off, &snumel);
+        if (st)
+            return st;
+    }
+    *ndim_out = nd;
+    memcpy(shape_out, shape, sizeof shape);
     if (off < 0)
         return samc_fail(c->err, SAMC_ERR_FORMAT, "%s: key '%s': negative storage offset %lld", c->path,
                          tkey, (long long)off);
@@ -333,24 +508,10 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
     /* Views may repeat storage elements (stride 0, overlapping views), so
      * the floats produced are bounded by the file size too: a few KiB of
      * checkpoint must not expand into gigabytes. */
-    c->total_floats += numel;
-    if (c->total_floats > c->max_total_floats)
-        return samc_fail(c->err, SAMC_ERR_NOMEM,
-                         "%s: key '%s': the tensors would take %lld floats from a file of %llu bytes (views "
-                         "repeating their storage? absurd size)",
-                         c->path, tkey, (long long)c->total_floats, (unsigned long long)c->file_size);
     if (numel > 0) { /* the storage first: its entry must hold the bytes numel needs */
         samc_status st = load_storage(c, stor, tkey, (size_t)snumel * isz);
         if (st)
             return st;
-    }
-    float *dst = malloc((size_t)(numel ? numel : 1) * sizeof(float));
-    if (!dst)
-        return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory for %lld floats", c->path,
-                         tkey, (long long)numel);
-    if (numel == 0) {
-        *out = dst;
-        return SAMC_OK;
     }
     /* contiguous (C order) check, ignoring size-1 dimensions */
     int contiguous = 1;
@@ -362,7 +523,29 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
         }
         expect *= shape[i];
     }
-    const uint8_t *base = c->cache;
+    const uint8_t *base = c->cache_view ? c->cache_view : c->cache;
+    /* float32 little-endian data of a stored entry of the mapped file: used
+     * where it lies (no copy), kept alive by the store */
+    if (numel > 0 && contiguous && kind == SAMC_ELEM_F32 && c->cache_view &&
+        __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (uintptr_t)(base + (size_t)off * isz) % sizeof(float) == 0) {
+        *out = (float *)(uintptr_t)(base + (size_t)off * isz);
+        *viewed = true;
+        return SAMC_OK;
+    }
+    c->total_floats += numel;
+    if (c->total_floats > c->max_total_floats)
+        return samc_fail(c->err, SAMC_ERR_NOMEM,
+                         "%s: key '%s': the tensors would take %lld floats from a file of %llu bytes (views "
+                         "repeating their storage? absurd size)",
+                         c->path, tkey, (long long)c->total_floats, (unsigned long long)c->file_size);
+    float *dst = malloc((size_t)(numel ? numel : 1) * sizeof(float));
+    if (!dst)
+        return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory for %lld floats", c->path,
+                         tkey, (long long)numel);
+    if (numel == 0) {
+        *out = dst;
+        return SAMC_OK;
+    }
     if (contiguous) {
         samc_decode_elems(kind, base + (size_t)off * isz, (size_t)numel, dst);
     } else {
@@ -474,9 +657,14 @@ static samc_status load_pt(pt_ctx *c, samc_weights *w)
             break;
         }
         float *data = NULL;
-        if ((st = materialize(c, k->u.str.s, v, &data)))
+        int nd = 0;
+        int64_t shape[SAMC_MAX_DIMS];
+        bool viewed = false;
+        if ((st = materialize(c, k->u.str.s, v, &data, &nd, shape, &viewed)))
             break;
-        st = samc_weights_add(w, k->u.str.s, v->u.tensor.ndim, v->u.tensor.shape, data, c->err);
+        st = viewed ? samc_weights_add_view(w, k->u.str.s, nd, shape, data, c->err)
+                    : samc_weights_add(w, k->u.str.s, nd, shape, data, c->err);
+        c->views += viewed && !st;
     }
     samc_pickle_free(pk);
     return st;
@@ -522,14 +710,22 @@ samc_status samc_weights_open_pt(const char *path, samc_weights **out, samc_erro
     /* 8 floats per file byte (f16 storages give 2, views sharing storage a
      * little more) plus 64 Mi floats of slack. */
     c.max_total_floats = (int64_t)(fsize < ((uint64_t)1 << 56) ? fsize : ((uint64_t)1 << 56)) * 8 + ((int64_t)1 << 26);
+    samc_error merr = {0}; /* without a mapping every entry is read through libzip */
+    if (samc_file_map(path, &c.map, &merr) == SAMC_OK && c.map.mapped)
+        index_locals(&c);
     st = load_pt(&c, w);
     free(c.cache_key);
     free(c.cache);
+    free(c.locals);
     zip_discard(za);
+    if (!st && c.views)
+        samc_weights_adopt_map(w, &c.map); /* the views' data: unmapped with the store */
     if (st) {
         samc_weights_free(w);
+        samc_file_unmap(&c.map);
         return st;
     }
+    samc_file_unmap(&c.map); /* nothing (left) to keep: a no-op after adopt */
     *out = w;
     return SAMC_OK;
 }

@@ -4,9 +4,12 @@
  *   {"key": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
  *    "__metadata__": {...}}
  * then the data section; offsets are relative to its start (8 + N).
- * The file is mapped read-only; F32/F16/BF16 are converted to float32.
+ * The file is mapped read-only; F32 tensors are views into the mapping (no
+ * copy), F16/BF16 are converted to float32, C64 becomes (re, im) pairs.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,7 @@ static samc_status parse_item(const char *path, const cJSON *node, st_item *it, 
                               samc_error *err)
 {
     const char *key = node->string;
+    bool cplx = false;
     memset(it, 0, sizeof *it);
     it->node = node;
     if (!cJSON_IsObject(node))
@@ -67,14 +71,16 @@ static samc_status parse_item(const char *path, const cJSON *node, st_item *it, 
         it->kind = SAMC_ELEM_F16;
     else if (strcmp(dt->valuestring, "BF16") == 0)
         it->kind = SAMC_ELEM_BF16;
+    else if (strcmp(dt->valuestring, "C64") == 0) /* complex64: (re, im) float32 pairs, a trailing dim of 2 */
+        it->kind = SAMC_ELEM_F32, cplx = true;
     else
         return samc_fail(err, SAMC_ERR_DTYPE,
-                         "%s: key '%s': dtype '%.32s' is not supported (only F32, F16 and BF16)", path,
+                         "%s: key '%s': dtype '%.32s' is not supported (only F32, F16, BF16 and C64)", path,
                          key, dt->valuestring);
     if (!cJSON_IsArray(sh))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: key '%s': missing or non-array \"shape\"", path, key);
     int nd = cJSON_GetArraySize(sh);
-    if (nd > SAMC_MAX_DIMS)
+    if (nd + (cplx ? 1 : 0) > SAMC_MAX_DIMS)
         return samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: key '%s': rank %d exceeds %d", path, key, nd,
                          SAMC_MAX_DIMS);
     int64_t numel = 1;
@@ -92,6 +98,12 @@ static samc_status parse_item(const char *path, const cJSON *node, st_item *it, 
                              (long long)ST_MAX_NUMEL);
         numel *= (int64_t)v;
         it->shape[i++] = (int64_t)v;
+    }
+    if (cplx) {
+        if (numel > ST_MAX_NUMEL / 2)
+            return samc_fail(err, SAMC_ERR_NOMEM, "%s: key '%s': tensor has more than %lld elements (absurd size)",
+                             path, key, (long long)ST_MAX_NUMEL);
+        it->shape[nd++] = 2, numel *= 2;
     }
     it->ndim = nd;
     if (!cJSON_IsArray(of) || cJSON_GetArraySize(of) != 2 ||
@@ -195,9 +207,17 @@ static samc_status load_st(const char *path, const samc_mapped_file *mf, samc_we
             goto done;
     }
     const uint8_t *data = mf->data + 8 + n;
+    /* F32 little-endian data of a mapped file is used where it lies */
+    const bool in_place = mf->mapped && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     for (int i = 0; i < ni; i++) {
         const st_item *it = &items[i];
         size_t numel = (size_t)samc_shape_numel(it->ndim, it->shape);
+        const uint8_t *src = data + it->begin;
+        if (in_place && it->kind == SAMC_ELEM_F32 && ((uintptr_t)src % sizeof(float)) == 0) {
+            if ((st = samc_weights_add_view(w, it->node->string, it->ndim, it->shape, (const float *)src, err)))
+                goto done;
+            continue;
+        }
         float *dst = malloc((numel ? numel : 1) * sizeof(float));
         if (!dst) {
             st = samc_fail(err, SAMC_ERR_NOMEM, "%s: key '%s': out of memory for %zu floats", path,
@@ -234,7 +254,7 @@ samc_status samc_weights_open_safetensors(const char *path, samc_weights **out, 
     }
     samc_weights_set_format(w, SAMC_WEIGHTS_SAFETENSORS);
     st = load_st(path, &mf, w, err);
-    samc_file_unmap(&mf);
+    samc_weights_adopt_map(w, &mf); /* views point into it; freed with the store */
     if (st) {
         samc_weights_free(w);
         return st;

@@ -51,6 +51,8 @@ samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_e
     return st;
 }
 
+static samc_status check_available(const samc_impl *impl, samc_error *err);
+
 /* ---- instances ------------------------------------------------------------- */
 
 static int def_count(const samc_layer_def *d, const void *model)
@@ -143,10 +145,22 @@ static samc_status resolve(samc_exec *x, samc_error *err)
 samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const void *model, samc_model_base *base,
                            samc_error *err)
 {
+    return samc_exec_init_impl(x, fam, model, base, NULL, err);
+}
+
+samc_status samc_exec_init_impl(samc_exec *x, const samc_layer_family *fam, const void *model,
+                                samc_model_base *base, const char *impl, samc_error *err)
+{
     memset(x, 0, sizeof *x);
     x->fam = fam, x->model = model, x->base = base;
-    x->impl = samc_impl_default();
-    samc_status st = make_instances(x, err);
+    x->impl = impl ? samc_impl_find(impl) : samc_impl_default();
+    char names[160];
+    if (!x->impl)
+        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", impl,
+                         samc_impl_names(names, sizeof names));
+    samc_status st = check_available(x->impl, err);
+    if (!st)
+        st = make_instances(x, err);
     if (!st)
         st = resolve(x, err);
     if (st)

@@ -166,6 +166,11 @@ struct samc_exec {
 
 samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const void *model, samc_model_base *base,
                            samc_error *err);
+/* The same with the default implementation `impl` (NULL: the registry's
+ * default): a family that some implementation lacks bodies for starts on
+ * one that has them. */
+samc_status samc_exec_init_impl(samc_exec *x, const samc_layer_family *fam, const void *model,
+                                samc_model_base *base, const char *impl, samc_error *err);
 void samc_exec_free(samc_exec *x);
 /* The default implementation, by name (overrides stay). */
 samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err);

@@ -3,20 +3,25 @@
 #include "core/runtime/impl.h"
 #include "fast/fast.h"
 #include "fast/sam2/fast_sam2.h"
+#include "fast/sam3/fast_sam3.h"
 #include "ref/sam2/ref_sam2.h"
+#include "ref/sam3/ref_sam3.h"
 
 static const samc_impl ref_impl = {
     .name = "ref",
     .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
     .tol = 1e-5,
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops},
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops,
+            [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
 };
 
 static const samc_impl fast_impl = {
     .name = "fast",
     .about = "OpenMP threads, AVX2/AVX-512 kernels, fp32, weights packed at load",
     .tol = 1e-4,
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops},
+    .fallback = "ref", /* SAM 3 kinds without a fast body yet (fast/sam3/ops_table.c) */
+    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops,
+            [SAMC_OPS_SAM3] = &samc_fast_sam3_ops},
     .prepare = samc__fast_prepare_f32,
     .release = samc__fast_prepare_release,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/nearest.h"
 #include "ref/prims.h"
 #include "ref/sam3/ref_sam3.h"
 
@@ -55,18 +56,6 @@ done:
     return st;
 }
 
-/* F.interpolate(mode="nearest", size=...) source index (torch nearest_idx). */
-static int nearest_src(int o, int in, int out)
-{
-    if (out == in)
-        return o;
-    if (out == 2 * in)
-        return o >> 1;
-    const float scale = (float)in / (float)out;
-    const int i = (int)floorf((float)o * scale);
-    return i < in - 1 ? i : in - 1;
-}
-
 samc_status samc_ref_sam3_pixel_decoder(samc_ctx *ctx, const samc_sam3_seg_head *s,
                                         const samc_tensor *feats, int n, samc_tensor *out)
 {
@@ -101,9 +90,9 @@ samc_status samc_ref_sam3_pixel_decoder(samc_ctx *ctx, const samc_sam3_seg_head 
         /* prev = curr + F.interpolate(prev, size=curr.shape[-2:], mode="nearest") */
         for (int64_t pl = 0; pl < (int64_t)B * D; pl++)
             for (int y = 0; y < H; y++) {
-                const int sy = nearest_src(y, ph, H);
+                const int sy = samc_nearest_src(y, ph, H);
                 for (int x = 0; x < W; x++) {
-                    const int sx = nearest_src(x, pw, W);
+                    const int sx = samc_nearest_src(x, pw, W);
                     sum[(pl * H + y) * W + x] = feats[lvl].data[(pl * H + y) * W + x] +
                                                 prev[(pl * ph + sy) * pw + sx];
                 }

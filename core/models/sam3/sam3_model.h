@@ -1,23 +1,23 @@
-/* sam3_model.h - a SAM 3 image model as the layer bodies see it: every weight
- * record bound to a weight store, the few config values the wiring needs,
- * and the implementation the isolated runners call.
+/* sam3_model.h - a loaded SAM 3 image model: every weight record bound by
+ * the one state_dict walk (sam3_model.c), the few config values the wiring
+ * needs, and the registry of its layers (sam3_runners.c).
  *
- * Interim (branch sam3ref): the records are bound by a plain function from a
- * weight store keyed by the image model's state_dict names (a parity dump's
- * /weights, or sam3.pt keys with "detector." stripped) and the config is read
- * from the `_target_` tree of PARITY_DUMP_FORMAT.md ("SAM 3"). The lead's
- * one-walk state-dict description replaces samc_sam3_model_bind. */
+ * The config is the `_target_` tree of PARITY_DUMP_FORMAT.md ("SAM 3"):
+ * a dump's /model/config_json, or the built-in released preset. */
 #ifndef SAMC_CORE_MODELS_SAM3_MODEL_H
 #define SAMC_CORE_MODELS_SAM3_MODEL_H
 
 #include <cjson/cJSON.h>
 
-#include "core/models/sam3/sam3_layers.h"
 #include "core/io/weights.h"
+#include "core/models/sam3/sam3_layers.h"
+#include "core/runtime/exec.h"
+#include "core/runtime/statedict.h"
 
 #define SAMC_SAM3_MAX_BLOCKS 64
 
 typedef struct samc_sam3_model {
+    samc_model_base base;           /* weights, prepared records (core/runtime/exec.h) */
     int resolution;                 /* Sam3Processor resolution (the trunk's img_size) */
     int grid;                       /* tokens per side: img_size / patch */
 
@@ -36,25 +36,52 @@ typedef struct samc_sam3_model {
     samc_sam3_seg_head seg;         /* segmentation_head */
     bool has_seg;
 
-    /* What the isolated runners call: an implementation and its context
-     * (the registry of implementations replaces this pair). */
-    const samc_sam3_ops *ops;
-    samc_ctx *ctx;
+    /* The tokenizer's vocabulary (owned; NULL until given: samc_sam3_model_set_vocab). */
+    struct samc_clip_tokenizer *tok;
 
     /* RoPE tables computed because the store had no attn.freqs_cis. */
     float *owned[SAMC_SAM3_MAX_BLOCKS];
     int n_owned;
 } samc_sam3_model;
 
+/* The layers of the SAM 3 image model (one part: sam3_runners.c). */
+extern const samc_layer_family samc_sam3_family;
+
+/* The released image model's `_target_` tree (sam3_preset.c, recorded from
+ * the official builder), parsed (cJSON_Delete it). with_sam2_neck: as the
+ * detector of sam3.pt, which build_sam3_video_model builds with the
+ * tracker's neck copy (backbone.vision_backbone.sam2_convs). */
+extern const char samc_sam3_released_config_json[];
+samc_status samc_sam3_released_config(bool with_sam2_neck, cJSON **out, samc_error *err);
+
 /* The value at a dotted path of a config tree ("backbone.visual.trunk.embed_dim",
  * "backbone.visual.scale_factors.2"), or NULL. */
 const cJSON *samc_json_path(const cJSON *root, const char *path);
 
-/* Bind every record from `w` (kept alive by the caller) and the config tree
- * `cfg` (the root Sam3Image `_target_` object). Checks every key's shape
- * against the config; errors name the key or config path. */
-samc_status samc_sam3_model_bind(samc_sam3_model *m, const cJSON *cfg, const samc_weights *w,
-                                 samc_error *err);
+/* Load from `w` (owned by the model from here on, also on failure) with the
+ * config tree `cfg` (the root Sam3Image `_target_` object); keys are
+ * "<base><state_dict name>" ("detector." in sam3.pt, "" in a dump). The
+ * strict check (every key, every shape, no unexpected key under `base`)
+ * runs before anything is computed; `what` names the config in messages. */
+samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const cJSON *cfg, const char *base,
+                                 const char *what, samc_error *err);
 void samc_sam3_model_free(samc_sam3_model *m);
+/* The tokenizer vocabulary (bpe_simple_vocab_16e6.txt.gz) from its gzip bytes
+ * (a dump's /model/bpe_vocab_gz) or, when gz is NULL, from the file `path`. */
+samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t n, const char *path,
+                                      samc_error *err);
+/* Load sam3.pt / .safetensors (detector.* keys, or an image model's own
+ * state_dict) with the config file `config` (a Sam3Image tree, or the
+ * {"image": ...} file of tools/make_sam3_checkpoint.py; NULL: the built-in
+ * release). A SAM 2 checkpoint, a tracker-only one or a parity dump is
+ * refused with a message saying what it is. The tokenizer vocabulary is
+ * set separately (samc_sam3_model_set_vocab). */
+samc_status samc_sam3_model_load(const char *checkpoint, const char *config, samc_sam3_model **out,
+                                 samc_error *err);
+/* The keys and shapes the config expects (checkpoint makers, info). */
+samc_status samc_sam3_expected_keys(const cJSON *cfg, const char *base, samc_key_list *out, samc_error *err);
+/* A use of the model (implementation choice, trace): core/runtime/exec.h;
+ * `impl` the default implementation (NULL: the registry's default). */
+samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err);
 
 #endif

@@ -2,8 +2,10 @@
  * composite forwards they need (trunk, vision backbone, text encoder,
  * geometry encoder, fusion encoder, decoder, segmentation head), each
  * written after the official forward it replays and calling layers only
- * through m->ops. */
+ * through the bodies the exec resolved for each layer. */
 #include "core/models/sam3/sam3_runners.h"
+
+#include <stddef.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,9 @@
 #include "core/base/error.h"
 #include "core/nn/position_encoding.h"
 #include "core/nn/box_geom.h"
+#include "core/text/clip_tokenizer.h"
+
+static const samc_layer_def defs[S3_N_ROWS]; /* the registry, at the end */
 
 /* ---- plumbing --------------------------------------------------------------- */
 
@@ -21,12 +26,12 @@
 /* Inputs read for one run (released at the end) and the context whose err
  * points at the caller's error record for the duration of the run. */
 typedef struct run {
+    samc_exec *x;
     const samc_sam3_model *m;
     const samc_layer_io *io;
     samc_layer_out *out;
     samc_error *err;
-    samc_ctx *ctx;
-    samc_ctx local;
+    samc_ctx *ctx;             /* the exec's context (one per exec) */
     samc_error *saved;
     samc_tensor in[MAX_IN];
     int n_in;
@@ -34,14 +39,38 @@ typedef struct run {
     int n_tmp;
 } run;
 
-static void run_begin(run *r, const samc_sam3_model *m, const samc_layer_io *io,
-                      samc_layer_out *out, samc_error *err)
+static void run_begin(run *r, samc_exec *x, const samc_layer_io *io, samc_layer_out *out, samc_error *err)
 {
     memset(r, 0, sizeof *r);
-    r->m = m, r->io = io, r->out = out, r->err = err;
-    r->ctx = m->ctx ? m->ctx : &r->local;
+    r->x = x, r->m = x->model, r->io = io, r->out = out, r->err = err;
+    r->ctx = &x->ctx;
     r->saved = r->ctx->err;
     r->ctx->err = err;
+}
+
+/* The bodies serving instance `index` of row `row` (the implementation
+ * resolved for that layer name, overrides included), with the context
+ * prepared for them; bodies report to the runner's error record. */
+static const samc_sam3_ops *body(run *r, int row, int index)
+{
+    const samc_layer *L = samc_layer_get(r->x, &defs[row], index);
+    samc_layer_ctx(r->x, L);
+    r->ctx->err = r->err;
+    return L->ops;
+}
+
+/* A sub-step's outputs to the trace under its layer name (chained runs; a
+ * runner called alone has no trace). */
+static void emit(run *r, int row, int index, int n, const char *const *slots, const samc_tensor *const *t)
+{
+    if (r->x->trace)
+        samc_layer_emit(r->x, samc_layer_get(r->x, &defs[row], index), &samc_no_scope, n, slots, t);
+}
+
+static void emit1(run *r, int row, int index, const samc_tensor *t)
+{
+    static const char *const slot0[] = {"0"};
+    emit(r, row, index, 1, slot0, &t);
 }
 
 static samc_status run_end(run *r, samc_status st)
@@ -143,11 +172,6 @@ static int conv_out(int in, int k, int stride, int pad)
     return (in + 2 * pad - k) / stride + 1;
 }
 
-static samc_status need_ops(const samc_sam3_model *m, samc_error *err)
-{
-    return m->ops ? SAMC_OK : samc_fail(err, SAMC_ERR_ARG, "runner: the model has no implementation (m->ops)");
-}
-
 static samc_status index_ok(int index, int n, const char *what, samc_error *err)
 {
     return index >= 0 && index < n ? SAMC_OK
@@ -160,7 +184,6 @@ static samc_status index_ok(int index, int n, const char *what, samc_error *err)
 static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nchw)
 {
     const samc_sam3_model *m = r->m;
-    const samc_sam3_ops *ops = m->ops;
     samc_status st = SAMC_OK;
     const samc_conv2d *p = &m->vit_embed.patch;
     if (img->ndim != 4)
@@ -171,12 +194,15 @@ static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nc
     samc_tensor *a = tmp_t(r, &st, 4, B, h, w, C), *b = tmp_t(r, &st, 4, B, h, w, C);
     if (st)
         return st;
-    if ((st = ops->vit_patch_embed(r->ctx, &m->vit_embed, img, a)) ||
-        (st = ops->vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
+    if ((st = body(r, S3_PATCH_EMBED, 0)->vit_patch_embed(r->ctx, &m->vit_embed, img, a)))
+        return st;
+    emit1(r, S3_PATCH_EMBED, 0, a);
+    if ((st = body(r, S3_LN_PRE, 0)->vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
         return st;
     for (int i = 0; i <= m->last_block; i++) {
-        if ((st = ops->vit_block(r->ctx, &m->blocks[i], b, a)))
+        if ((st = body(r, S3_BLOCK, i)->vit_block(r->ctx, &m->blocks[i], b, a)))
             return samc_fail(r->err, st, "trunk.blocks.%d", i);
+        emit1(r, S3_BLOCK, i, a);
         samc_tensor t = *a;
         *a = *b, *b = t;
     }
@@ -224,28 +250,28 @@ static samc_status text_forward(run *r, const samc_tensor *ids, samc_tensor *pro
     for (int64_t i = 0; i < L && mask; i++) /* build_causal_mask()[:L, :L]: -inf above the diagonal */
         for (int64_t j = 0; j < L; j++)
             mask->data[i * L + j] = j > i ? -INFINITY : 0.0f;
-    if ((st = m->ops->text_embed(r->ctx, t, ids, a)))
+    if ((st = body(r, S3_TEXT_EMBED, 0)->text_embed(r->ctx, t, ids, a)))
         return st;
     for (int i = 0; i < t->n_layers; i++) {
-        if ((st = m->ops->text_block(r->ctx, &t->layers[i], a, mask, b)))
+        if ((st = body(r, S3_TEXT_BLOCK, i)->text_block(r->ctx, &t->layers[i], a, mask, b)))
             return samc_fail(r->err, st, "text resblocks.%d", i);
+        emit1(r, S3_TEXT_BLOCK, i, b);
         samc_tensor x = *a;
         *a = *b, *b = x;
     }
-    return m->ops->text_final(r->ctx, t, a, tokens, proj);
+    return body(r, S3_TEXT_FINAL, 0)->text_final(r->ctx, t, a, tokens, proj);
 }
 
 /* ---- runners: vision ----------------------------------------------------------- */
 
-samc_status samc_sam3_run_preprocess(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_preprocess(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor *img = in_t(&r, "0", NULL, &st);
     if (!st && (img->ndim != 3 || img->shape[2] != 3))
         st = samc_fail(err, SAMC_ERR_SHAPE, "@preprocess: image is not (H,W,3)");
@@ -262,20 +288,19 @@ samc_status samc_sam3_run_preprocess(const samc_sam3_model *m, int index, const 
     }
     samc_tensor *y = out_t(&r, "0", &st, 4, I64(1), I64(3), I64(m->resolution), I64(m->resolution));
     if (!st)
-        st = m->ops->preprocess(r.ctx, u8, (int)img->shape[0], (int)img->shape[1], m->resolution, y);
+        st = body(&r, S3_PREPROCESS, 0)->preprocess(r.ctx, u8, (int)img->shape[0], (int)img->shape[1], m->resolution, y);
     free(u8);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_patch_embed(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_patch_embed(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     const samc_conv2d *p = &m->vit_embed.patch;
     if (!st && x->ndim != 4)
@@ -286,26 +311,25 @@ samc_status samc_sam3_run_patch_embed(const samc_sam3_model *m, int index, const
                                 I64(conv_out((int)x->shape[3], p->kw, p->stride, p->pad)),
                                 I64(p->cout));
     if (!st)
-        st = m->ops->vit_patch_embed(r.ctx, &m->vit_embed, x, y);
+        st = body(&r, S3_PATCH_EMBED, 0)->vit_patch_embed(r.ctx, &m->vit_embed, x, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_vit_block(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_vit_block(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->n_blocks, "ViT block", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->n_blocks, "ViT block", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, x->shape[0], x->shape[1], x->shape[2], x->shape[3]);
     if (!st && x->ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "ViT block: input is not 4-D");
     if (!st)
-        st = m->ops->vit_block(r.ctx, &m->blocks[index], x, y);
+        st = body(&r, S3_BLOCK, index)->vit_block(r.ctx, &m->blocks[index], x, y);
     return run_end(&r, st);
 }
 
@@ -321,15 +345,14 @@ static samc_status trunk_shape(const samc_sam3_model *m, const samc_tensor *x, i
     return SAMC_OK;
 }
 
-samc_status samc_sam3_run_trunk(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_trunk(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     int64_t s[4] = {0, 0, 0, 0};
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     if (!st)
@@ -340,16 +363,15 @@ samc_status samc_sam3_run_trunk(const samc_sam3_model *m, int index, const samc_
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_neck_level(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_neck_level(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->neck.n_levels, "neck level", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->neck.n_levels, "neck level", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     if (!st && x->ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "neck level: input is not 4-D");
@@ -358,23 +380,21 @@ samc_status samc_sam3_run_neck_level(const samc_sam3_model *m, int index, const 
         level_size(&m->neck.levels[index], x->shape[2], x->shape[3], &H, &W);
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, x->shape[0], I64(m->neck.d_model), H, W);
     if (!st)
-        st = m->ops->neck_level(r.ctx, &m->neck.levels[index], x, y);
+        st = body(&r, S3_NECK, index)->neck_level(r.ctx, &m->neck.levels[index], x, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_sam2_neck_level(const samc_sam3_model *m, int index,
-                                          const samc_layer_io *io, samc_layer_out *out,
-                                          samc_error *err)
+samc_status samc_sam3_run_sam2_neck_level(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
+    const samc_sam3_model *m = ex->model;
     if (!m->has_sam2_neck)
         return samc_fail(err, SAMC_ERR_ARG, "sam2_convs: the model has no SAM 2 neck (add_sam2_neck)");
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->sam2_neck.n_levels, "sam2_convs level", err);
+    samc_status st = index_ok(index, m->sam2_neck.n_levels, "sam2_convs level", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     if (!st && x->ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "sam2_convs level: input is not 4-D");
@@ -383,20 +403,18 @@ samc_status samc_sam3_run_sam2_neck_level(const samc_sam3_model *m, int index,
         level_size(&m->sam2_neck.levels[index], x->shape[2], x->shape[3], &H, &W);
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, x->shape[0], I64(m->sam2_neck.d_model), H, W);
     if (!st)
-        st = m->ops->neck_level(r.ctx, &m->sam2_neck.levels[index], x, y);
+        st = body(&r, S3_SAM2_NECK, index)->neck_level(r.ctx, &m->sam2_neck.levels[index], x, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
-                                          const samc_layer_io *io, samc_layer_out *out,
-                                          samc_error *err)
+samc_status samc_sam3_run_vision_backbone(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     int64_t s[4] = {0, 0, 0, 0};
     samc_tensor *x = in_t(&r, "0", NULL, &st);
     if (!st)
@@ -404,6 +422,8 @@ samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
     samc_tensor *feat = tmp_t(&r, &st, 4, s[0], s[1], s[2], s[3]);
     if (!st)
         st = trunk_forward(&r, x, feat);
+    if (!st)
+        emit1(&r, S3_TRUNK, 0, feat);
     const samc_sam3_neck *nk = &m->neck;
     samc_tensor *lv[SAMC_SAM3_NECK_MAX] = {0};
     for (int i = 0; i < nk->n_levels && !st; i++) { /* sam3_out[i] = convs[i](x) */
@@ -413,7 +433,9 @@ samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
         snprintf(name, sizeof name, "0.%d", i);
         lv[i] = out_t(&r, name, &st, 4, s[0], I64(nk->d_model), H, W);
         if (!st)
-            st = m->ops->neck_level(r.ctx, &nk->levels[i], feat, lv[i]);
+            st = body(&r, S3_NECK, i)->neck_level(r.ctx, &nk->levels[i], feat, lv[i]);
+        if (!st)
+            emit1(&r, S3_NECK, i, lv[i]);
     }
     for (int i = 0; i < nk->n_levels && !st; i++) { /* sam3_pos[i] = position_encoding(out) */
         char name[16];
@@ -432,7 +454,7 @@ samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
         snprintf(name, sizeof name, "2.%d", i);
         samc_tensor *o = out_t(&r, name, &st, 4, s[0], I64(n2->d_model), H, W);
         if (!st)
-            st = m->ops->neck_level(r.ctx, &n2->levels[i], feat, o);
+            st = body(&r, S3_SAM2_NECK, i)->neck_level(r.ctx, &n2->levels[i], feat, o);
         snprintf(name, sizeof name, "3.%d", i);
         samc_tensor *pos = out_t(&r, name, &st, 4, s[0], I64(n2->d_model), H, W);
         if (!st)
@@ -443,36 +465,81 @@ samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
 
 /* ---- runners: text ------------------------------------------------------------- */
 
-samc_status samc_sam3_run_text_block(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_tokenize(samc_exec *ex, const char *text, int context_length, samc_tensor *ids,
+                               samc_error *err)
+{
+    const samc_sam3_model *m = ex->model;
+    if (!m->tok)
+        return samc_fail(err, SAMC_ERR_ARG, "@tokenize: no vocabulary loaded (bpe_simple_vocab_16e6.txt.gz)");
+    if (context_length < 2 || context_length > m->text.context_length)
+        return samc_fail(err, SAMC_ERR_ARG, "@tokenize: context length %d (the model has %d)", context_length,
+                         m->text.context_length);
+    int64_t raw[512];
+    samc_status st = samc_clip_tokenizer_encode(m->tok, text, context_length, raw, NULL, NULL, err);
+    if (!st)
+        st = samc_tensor_allocv(ids, err, 2, I64(1), I64(context_length));
+    for (int i = 0; i < context_length && !st; i++)
+        ids->data[i] = (float)raw[i];
+    if (!st && ex->trace) {
+        static const char *const slot0[] = {"0"};
+        const samc_tensor *t = ids;
+        samc_layer_emit(ex, samc_layer_get(ex, &defs[S3_TOKENIZE], 0), &samc_no_scope, 1, slot0, &t);
+    }
+    return st;
+}
+
+samc_status samc_sam3_run_tokenize(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                   samc_error *err)
+{
+    (void)index;
+    char *text = NULL;
+    double ctx = 0;
+    bool none = false;
+    samc_status st = io->string(io->user, "0", NULL, &text, err);
+    if (!st)
+        st = io->scalar(io->user, "context_length", NULL, &ctx, &none, err);
+    if (!st && (none || ctx < 2 || ctx > 512))
+        st = samc_fail(err, SAMC_ERR_ARG, "@tokenize: bad context_length");
+    samc_tensor *ids = st ? NULL : samc_layer_out_slot(out, "0");
+    if (!st && !ids)
+        st = samc_fail(err, SAMC_ERR_INTERNAL, "@tokenize: no output slot");
+    if (!st) {
+        samc_trace_fn saved = ex->trace; /* run alone: nothing to trace */
+        ex->trace = NULL;
+        st = samc_sam3_tokenize(ex, text, (int)ctx, ids, err);
+        ex->trace = saved;
+    }
+    free(text);
+    return st;
+}
+
+samc_status samc_sam3_run_text_block(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->text.n_layers, "text block", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->text.n_layers, "text block", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *x = in_t(&r, "q_x", "0", &st);
     samc_tensor *mask = in_opt(&r, "attn_mask", &st);
     samc_tensor *y = (st || x->ndim != 3) ? NULL : out_t(&r, "0", &st, 3, x->shape[0], x->shape[1], x->shape[2]);
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "text block: input is not (B,L,W)");
     if (!st)
-        st = m->ops->text_block(r.ctx, &m->text.layers[index], x, mask, y);
+        st = body(&r, S3_TEXT_BLOCK, index)->text_block(r.ctx, &m->text.layers[index], x, mask, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_text_encoder(const samc_sam3_model *m, int index,
-                                       const samc_layer_io *io, samc_layer_out *out,
-                                       samc_error *err)
+samc_status samc_sam3_run_text_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor *ids = in_t(&r, "text", "0", &st);
     if (!st && ids->ndim != 2)
         st = samc_fail(err, SAMC_ERR_SHAPE, "text encoder: ids are not (B,L)");
@@ -484,16 +551,14 @@ samc_status samc_sam3_run_text_encoder(const samc_sam3_model *m, int index,
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_language_backbone(const samc_sam3_model *m, int index,
-                                            const samc_layer_io *io, samc_layer_out *out,
-                                            samc_error *err)
+samc_status samc_sam3_run_language_backbone(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     const samc_sam3_text_encoder *t = &m->text;
     samc_tensor *ids = in_t(&r, "input_ids", NULL, &st);
     if (!st && ids->ndim != 2)
@@ -503,10 +568,16 @@ samc_status samc_sam3_run_language_backbone(const samc_sam3_model *m, int index,
     samc_tensor *mem = out_t(&r, "1", &st, 3, L, B, I64(t->resizer.out));
     samc_tensor *emb = out_t(&r, "2", &st, 3, L, B, I64(t->width));
     samc_tensor *tok = tmp_t(&r, &st, 3, B, L, I64(t->width));
+    samc_tensor *proj = r.x->trace ? tmp_t(&r, &st, 3, B, L, I64(t->proj_dim)) : NULL;
     if (!st)
-        st = text_forward(&r, ids, NULL, tok);
+        st = text_forward(&r, ids, proj, tok);
+    if (!st && proj) { /* the encoder's outputs: the projection (unused downstream) and the tokens */
+        static const char *const slots[] = {"0", "1"};
+        const samc_tensor *ts[] = {proj, tok};
+        emit(&r, S3_TEXT_ENCODER, 0, 2, slots, ts);
+    }
     if (!st)
-        st = m->ops->text_resize(r.ctx, t, tok, mem); /* resizer(text_memory.transpose(0, 1)) */
+        st = body(&r, S3_TEXT_RESIZE, 0)->text_resize(r.ctx, t, tok, mem); /* resizer(text_memory.transpose(0, 1)) */
     for (int64_t b = 0; b < B && !st; b++)
         for (int64_t l = 0; l < L; l++) {
             const float id = ids->data[b * L + l];
@@ -520,16 +591,15 @@ samc_status samc_sam3_run_language_backbone(const samc_sam3_model *m, int index,
 
 /* ---- runners: geometry encoder, fusion encoder ------------------------------------ */
 
-samc_status samc_sam3_run_geo_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_geo_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->geo.n_layers, "geometry encoder layer", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->geo.n_layers, "geometry encoder layer", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *tgt = in_t(&r, "tgt", "0", &st);
     samc_tensor *mem = in_t(&r, "memory", "1", &st);
     samc_tensor *tkpm = in_opt(&r, "tgt_key_padding_mask", &st);
@@ -540,20 +610,18 @@ samc_status samc_sam3_run_geo_layer(const samc_sam3_model *m, int index, const s
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "geometry encoder layer: tgt is not 3-D");
     if (!st)
-        st = m->ops->enc_layer(r.ctx, &m->geo.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
+        st = body(&r, S3_GEO_LAYER, index)->enc_layer(r.ctx, &m->geo.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_geometry_encoder(const samc_sam3_model *m, int index,
-                                           const samc_layer_io *io, samc_layer_out *out,
-                                           samc_error *err)
+samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     const samc_sam3_geometry_encoder *g = &m->geo;
     samc_tensor *pts = in_opt(&r, "geo_prompt.point_embeddings", &st);
     samc_tensor *pmask = in_opt(&r, "geo_prompt.point_mask", &st);
@@ -579,30 +647,29 @@ samc_status samc_sam3_run_geometry_encoder(const samc_sam3_model *m, int index,
     samc_tensor *a = tmp_t(&r, &st, 3, N, B, I64(g->d_model));
     samc_tensor *zpos = (!st && !ipos) ? tmp_t(&r, &st, 3, img->shape[0], B, img->shape[2]) : NULL;
     if (!st)
-        st = m->ops->geo_prompt(r.ctx, g, pts, pmask, plab, box, bmask, blab, img, H, W, a, mk);
+        st = body(&r, S3_GEO_PROMPT, 0)->geo_prompt(r.ctx, g, pts, pmask, plab, box, bmask, blab, img, H, W, a, mk);
     /* encode layers (tgt_key_padding_mask = final_mask, pos = img_pos_embeds or zeros), encode_norm */
     for (int i = 0; i < g->n_layers && !st; i++) {
-        if ((st = m->ops->enc_layer(r.ctx, &g->layers[i], a, img, mk, NULL, ipos ? ipos : zpos, NULL, e)))
+        if ((st = body(&r, S3_GEO_LAYER, i)->enc_layer(r.ctx, &g->layers[i], a, img, mk, NULL, ipos ? ipos : zpos, NULL, e)))
             st = samc_fail(err, st, "geometry_encoder.encode.%d", i);
         else
-            memcpy(a->data, e->data, (size_t)samc_numel(e) * sizeof *a->data);
+            memcpy(a->data, e->data, (size_t)samc_numel(e) * sizeof *a->data), emit1(&r, S3_GEO_LAYER, i, a);
     }
     if (!st)
-        st = g->n_layers > 0 ? m->ops->layer_norm(r.ctx, &g->encode_norm, a, e)
+        st = g->n_layers > 0 ? body(&r, S3_GEO_NORM, 0)->layer_norm(r.ctx, &g->encode_norm, a, e)
                              : (memcpy(e->data, a->data, (size_t)samc_numel(e) * sizeof *e->data), SAMC_OK);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_enc_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_enc_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->enc.n_layers, "encoder layer", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->enc.n_layers, "encoder layer", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *tgt = in_t(&r, "tgt", "0", &st);
     samc_tensor *mem = in_t(&r, "memory", "1", &st);
     samc_tensor *tkpm = in_opt(&r, "tgt_key_padding_mask", &st);
@@ -613,7 +680,7 @@ samc_status samc_sam3_run_enc_layer(const samc_sam3_model *m, int index, const s
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "encoder layer: tgt is not 3-D");
     if (!st)
-        st = m->ops->enc_layer(r.ctx, &m->enc.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
+        st = body(&r, S3_ENC_LAYER, index)->enc_layer(r.ctx, &m->enc.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
     return run_end(&r, st);
 }
 
@@ -632,16 +699,14 @@ static void batch_to_seq(const float *b, int64_t S, int64_t B, int64_t C, float 
             memcpy(s + (i * B + bb) * C, b + (bb * S + i) * C, (size_t)C * sizeof *s);
 }
 
-samc_status samc_sam3_run_fusion_encoder(const samc_sam3_model *m, int index,
-                                         const samc_layer_io *io, samc_layer_out *out,
-                                         samc_error *err)
+samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     const samc_sam3_fusion_encoder *enc = &m->enc;
     samc_tensor *src = in_t(&r, "src.0", NULL, &st);
     samc_tensor *spos = in_t(&r, "src_pos.0", NULL, &st);
@@ -664,8 +729,10 @@ samc_status samc_sam3_run_fusion_encoder(const samc_sam3_model *m, int index,
         seq_to_batch(prompt->data, T, B, C, pm->data); /* prompt.transpose(0, 1) */
     }
     for (int i = 0; i < enc->n_layers && !st; i++) {
-        if ((st = m->ops->enc_layer(r.ctx, &enc->layers[i], x, pm, NULL, pmask, NULL, qp, y)))
+        if ((st = body(&r, S3_ENC_LAYER, i)->enc_layer(r.ctx, &enc->layers[i], x, pm, NULL, pmask, NULL, qp, y)))
             st = samc_fail(err, st, "transformer.encoder.layers.%d", i);
+        else
+            emit1(&r, S3_ENC_LAYER, i, y);
         samc_tensor t = *x;
         *x = *y, *y = t;
     }
@@ -689,16 +756,15 @@ samc_status samc_sam3_run_fusion_encoder(const samc_sam3_model *m, int index,
 
 /* ---- runners: decoder, scoring ------------------------------------------------------ */
 
-samc_status samc_sam3_run_dec_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_dec_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     run r;
-    samc_status st = need_ops(m, err);
-    if (!st)
-        st = index_ok(index, m->dec.n_layers, "decoder layer", err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = index_ok(index, m->dec.n_layers, "decoder layer", err);
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     samc_tensor *tgt = in_t(&r, "tgt", "0", &st);
     samc_tensor *qpos = in_t(&r, "tgt_query_pos", NULL, &st);
     samc_tensor *mt = in_opt(&r, "memory_text", &st);
@@ -716,21 +782,19 @@ samc_status samc_sam3_run_dec_layer(const samc_sam3_model *m, int index, const s
         st = samc_fail(err, SAMC_ERR_SHAPE, "decoder layer: tgt is not 3-D");
     samc_tensor *po = (st || !pres) ? NULL : out_t(&r, "1", &st, 3, pres->shape[0], pres->shape[1], pres->shape[2]);
     if (!st)
-        st = m->ops->dec_layer(r.ctx, &m->dec.layers[index], tgt, qpos, mt, tm, mem, mpos, cam, pres, y, po);
+        st = body(&r, S3_DEC_LAYER, index)->dec_layer(r.ctx, &m->dec.layers[index], tgt, qpos, mt, tm, mem, mpos, cam, pres, y, po);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_decoder(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                  samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_decoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     const samc_sam3_decoder *dec = &m->dec;
-    const samc_sam3_ops *ops = m->ops;
     samc_tensor *tgt = in_t(&r, "tgt", "0", &st);
     samc_tensor *mem = in_t(&r, "memory", "1", &st);
     samc_tensor *pos = in_opt(&r, "pos", &st);
@@ -775,19 +839,22 @@ samc_status samc_sam3_run_decoder(const samc_sam3_model *m, int index, const sam
     for (int l = 0; l < dec->n_layers && !st; l++) {
         /* intermediate_ref_boxes: the boxes entering layer l */
         memcpy(refs->data + l * nq * B * 4, ref->data, (size_t)nq * B * 4 * sizeof *ref->data);
-        if ((st = ops->dec_query_pos(r.ctx, dec, ref, sine, qpos)))
+        if ((st = body(&r, S3_DEC_QPOS, 0)->dec_query_pos(r.ctx, dec, ref, sine, qpos)))
             break;
-        if (rpb && (st = ops->dec_boxrpb(r.ctx, dec, ref, H, W, rpb)))
+        if (rpb && (st = body(&r, S3_DEC_RPB, 0)->dec_boxrpb(r.ctx, dec, ref, H, W, rpb)))
             break;
-        if ((st = ops->dec_layer(r.ctx, &dec->layers[l], x, qpos, mt, tm, mem, pos, rpb, p0, y, p1))) {
+        if ((st = body(&r, S3_DEC_LAYER, l)->dec_layer(r.ctx, &dec->layers[l], x, qpos, mt, tm, mem, pos, rpb, p0, y, p1))) {
             st = samc_fail(err, st, "transformer.decoder.layers.%d", l);
             break;
         }
-        if ((st = ops->dec_refine(r.ctx, dec, y, ref, nrm, nref)))
+        static const char *const lslots[] = {"0", "1"};
+        const samc_tensor *lt[] = {y, p1};
+        emit(&r, S3_DEC_LAYER, l, p1 ? 2 : 1, lslots, lt);
+        if ((st = body(&r, S3_DEC_REFINE, 0)->dec_refine(r.ctx, dec, y, ref, nrm, nref)))
             break;
         memcpy(hs->data + l * nq * B * D, nrm->data, (size_t)nq * B * D * sizeof *nrm->data);
         if (p1) {
-            if ((st = ops->dec_presence(r.ctx, dec, p1, plog)))
+            if ((st = body(&r, S3_DEC_PRESENCE, 0)->dec_presence(r.ctx, dec, p1, plog)))
                 break;
             memcpy(pl->data + l * B, plog->data, (size_t)B * sizeof *plog->data);
             samc_tensor t = *p0;
@@ -799,18 +866,23 @@ samc_status samc_sam3_run_decoder(const samc_sam3_model *m, int index, const sam
     }
     if (!st && pf) /* presence_feats = presence_out.clone() */
         memcpy(pf->data, p0->data, (size_t)samc_numel(pf) * sizeof *pf->data);
+    /* Sam3Image._update_scores_and_boxes: pred_boxes = sigmoid(inverse_sigmoid(
+     * the last layer's boxes) + bbox_embed(hs[-1])): the same operations as that
+     * layer's refinement, so its new boxes (asked for by the image wiring) */
+    samc_tensor *pb = r.io->has(r.io->user, "@pred_boxes") ? out_t(&r, "@pred_boxes", &st, 3, nq, B, I64(4)) : NULL;
+    if (!st && pb)
+        memcpy(pb->data, ref->data, (size_t)samc_numel(pb) * sizeof *pb->data);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_dot_scoring(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_dot_scoring(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor *hs = in_t(&r, "hs", "0", &st);
     samc_tensor *prompt = in_t(&r, "prompt", "1", &st);
     samc_tensor *pm = in_t(&r, "prompt_mask", "2", &st);
@@ -818,22 +890,20 @@ samc_status samc_sam3_run_dot_scoring(const samc_sam3_model *m, int index, const
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "dot scoring: hs is not 4-D");
     if (!st)
-        st = m->ops->dot_scoring(r.ctx, &m->scoring, hs, prompt, pm, y);
+        st = body(&r, S3_SCORING, 0)->dot_scoring(r.ctx, &m->scoring, hs, prompt, pm, y);
     return run_end(&r, st);
 }
 
 /* ---- runners: segmentation head, post-processing ------------------------------------- */
 
-samc_status samc_sam3_run_pixel_decoder(const samc_sam3_model *m, int index,
-                                        const samc_layer_io *io, samc_layer_out *out,
-                                        samc_error *err)
+samc_status samc_sam3_run_pixel_decoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor feats[SAMC_SAM3_PIXDEC_MAX + 1];
     int n = 0;
     for (; n <= SAMC_SAM3_PIXDEC_MAX && !st; n++) {
@@ -850,21 +920,22 @@ samc_status samc_sam3_run_pixel_decoder(const samc_sam3_model *m, int index,
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, feats[0].shape[0], feats[0].shape[1],
                                       feats[0].shape[2], feats[0].shape[3]);
     if (!st)
-        st = m->ops->pixel_decoder(r.ctx, &m->seg, feats, n, y);
+        st = body(&r, S3_PIXDEC, 0)->pixel_decoder(r.ctx, &m->seg, feats, n, y);
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_seg_head(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                   samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_seg_head(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
+    const samc_sam3_model *m = ex->model;
+    samc_status st = SAMC_OK;
     if (!st && !m->has_seg)
         st = samc_fail(err, SAMC_ERR_ARG, "segmentation head: the model has none");
     if (st)
         return st;
-    run_begin(&r, m, io, out, err);
+    run_begin(&r, ex, io, out, err);
     const samc_sam3_seg_head *s = &m->seg;
     samc_tensor feats[SAMC_SAM3_PIXDEC_MAX + 1];
     int n = 0;
@@ -895,34 +966,34 @@ samc_status samc_sam3_run_seg_head(const samc_sam3_model *m, int index, const sa
     samc_tensor *ca = tmp_t(&r, &st, 3, S, B, D), *vis = tmp_t(&r, &st, 4, B, D, H, W);
     samc_tensor *pix = tmp_t(&r, &st, 4, B, D, H0, W0);
     if (!st) /* encoder_hidden_states = tgt2 + encoder_hidden_states */
-        st = m->ops->seg_cross_attend(r.ctx, s, ehs, prompt, pm, ca);
+        st = body(&r, S3_SEG_CROSS, 0)->seg_cross_attend(r.ctx, s, ehs, prompt, pm, ca);
     if (!st) { /* encoder_hidden_states.permute(1, 2, 0)[..., :H*W].reshape(-1, C, H, W) */
         for (int64_t b = 0; b < B; b++)
             for (int64_t c = 0; c < D; c++)
                 for (int64_t p = 0; p < H * W; p++)
                     vis->data[(b * D + c) * H * W + p] = ca->data[(p * B + b) * D + c];
         feats[n - 1] = *vis; /* backbone_visual_feats[-1] = encoder_visual_embed */
-        st = m->ops->pixel_decoder(r.ctx, s, feats, n, pix);
+        st = body(&r, S3_PIXDEC, 0)->pixel_decoder(r.ctx, s, feats, n, pix);
+        if (!st)
+            emit1(&r, S3_PIXDEC, 0, pix);
     }
     if (!st) { /* mask_predictor(obj_queries[-1], instance_seg_head(pixel_embed)) */
         samc_tensor last = *q;
         last.ndim = 3, last.shape[0] = q->shape[1], last.shape[1] = Q, last.shape[2] = D;
         last.data = q->data + (q->shape[0] - 1) * B * Q * D;
         last.owns = false;
-        st = m->ops->seg_heads(r.ctx, s, pix, &last, masks, sem);
+        st = body(&r, S3_SEG_HEADS, 0)->seg_heads(r.ctx, s, pix, &last, masks, sem);
     }
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_postprocess(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err)
+samc_status samc_sam3_run_postprocess(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+                                 samc_error *err)
 {
     (void)index;
     run r;
-    samc_status st = need_ops(m, err);
-    if (st)
-        return st;
-    run_begin(&r, m, io, out, err);
+    samc_status st = SAMC_OK;
+    run_begin(&r, ex, io, out, err);
     samc_tensor *lg = in_t(&r, "pred_logits", NULL, &st);
     samc_tensor *bx = in_t(&r, "pred_boxes", NULL, &st);
     samc_tensor *mk = in_t(&r, "pred_masks", NULL, &st);
@@ -938,7 +1009,7 @@ samc_status samc_sam3_run_postprocess(const samc_sam3_model *m, int index, const
     const int64_t h = st ? 0 : mk->shape[2], w = st ? 0 : mk->shape[3];
     samc_tensor *probs = tmp_t(&r, &st, 2, B, Q);
     if (!st)
-        st = m->ops->post_scores(r.ctx, lg, pr, probs);
+        st = body(&r, S3_POST_SCORES, 0)->post_scores(r.ctx, lg, pr, probs);
     /* keep = out_probs > confidence_threshold (float32 compare) */
     const float t32 = (float)thr;
     int64_t M = 0;
@@ -957,67 +1028,101 @@ samc_status samc_sam3_run_postprocess(const samc_sam3_model *m, int index, const
             k++;
         }
     if (!st)
-        st = m->ops->post_boxes(r.ctx, sel_b, H, W, boxes);
+        st = body(&r, S3_POST_BOXES, 0)->post_boxes(r.ctx, sel_b, H, W, boxes);
     if (!st)
-        st = m->ops->post_masks(r.ctx, sel_m, H, W, masks);
+        st = body(&r, S3_POST_MASKS, 0)->post_masks(r.ctx, sel_m, H, W, masks);
     return run_end(&r, st);
 }
 
-/* ---- the table ------------------------------------------------------------------------ */
+/* ---- the registry -------------------------------------------------------------------- */
 
-const samc_sam3_runner_entry samc_sam3_runners[] = {
-    {"@preprocess", samc_sam3_run_preprocess},
-    {"backbone.vision_backbone.trunk.patch_embed", samc_sam3_run_patch_embed},
-    {"backbone.vision_backbone.trunk.blocks.{i}", samc_sam3_run_vit_block},
-    {"backbone.vision_backbone.trunk", samc_sam3_run_trunk},
-    {"backbone.vision_backbone.convs.{i}", samc_sam3_run_neck_level},
-    {"backbone.vision_backbone.sam2_convs.{i}", samc_sam3_run_sam2_neck_level},
-    {"backbone.vision_backbone", samc_sam3_run_vision_backbone},
-    {"backbone.language_backbone.encoder.transformer.resblocks.{i}", samc_sam3_run_text_block},
-    {"backbone.language_backbone.encoder", samc_sam3_run_text_encoder},
-    {"backbone.language_backbone", samc_sam3_run_language_backbone},
-    {"geometry_encoder.encode.{i}", samc_sam3_run_geo_layer},
-    {"geometry_encoder", samc_sam3_run_geometry_encoder},
-    {"transformer.encoder.layers.{i}", samc_sam3_run_enc_layer},
-    {"transformer.encoder", samc_sam3_run_fusion_encoder},
-    {"transformer.decoder.layers.{i}", samc_sam3_run_dec_layer},
-    {"transformer.decoder", samc_sam3_run_decoder},
-    {"dot_prod_scoring", samc_sam3_run_dot_scoring},
-    {"segmentation_head.pixel_decoder", samc_sam3_run_pixel_decoder},
-    {"segmentation_head", samc_sam3_run_seg_head},
-    {"@postprocess", samc_sam3_run_postprocess},
-};
-const int samc_sam3_n_runners = (int)(sizeof samc_sam3_runners / sizeof samc_sam3_runners[0]);
-
-/* `module` matches `pattern` where "{i}" matches a decimal index. */
-static bool matches(const char *pattern, const char *module, int *index)
+static int n_blocks(const void *m) { return ((const samc_sam3_model *)m)->n_blocks; }
+static int n_neck(const void *m) { return ((const samc_sam3_model *)m)->neck.n_levels; }
+static int n_sam2_neck(const void *m)
 {
-    const char *brace = strstr(pattern, "{i}");
-    if (!brace)
-        return strcmp(pattern, module) == 0;
-    const size_t pre = (size_t)(brace - pattern);
-    if (strncmp(pattern, module, pre))
-        return false;
-    const char *p = module + pre;
-    if (*p < '0' || *p > '9')
-        return false;
-    char *end;
-    const long v = strtol(p, &end, 10);
-    if (strcmp(end, brace + 3) || v > 1000000)
-        return false;
-    *index = (int)v;
-    return true;
+    const samc_sam3_model *s = m;
+    return s->has_sam2_neck ? s->sam2_neck.n_levels : 0;
+}
+static int n_text(const void *m) { return ((const samc_sam3_model *)m)->text.n_layers; }
+static int n_geo(const void *m) { return ((const samc_sam3_model *)m)->geo.n_layers; }
+static int n_enc(const void *m) { return ((const samc_sam3_model *)m)->enc.n_layers; }
+static int n_dec(const void *m) { return ((const samc_sam3_model *)m)->dec.n_layers; }
+
+#define OP(kind) offsetof(samc_sam3_ops, kind)
+#define T SAMC_OPS_SAM3
+#define P SAMC_LAYER_PARITY
+#define NO SAMC_NO_OP
+/* Official module names (named_modules() of the image model), functions as
+ * "@name"; rows that are not parity points are the sub-steps composite
+ * points call, named for the module (or function) whose work they do. */
+static const samc_layer_def defs[S3_N_ROWS] = {
+    [S3_PREPROCESS] = {"@preprocess", T, OP(preprocess), NO, P, NULL, samc_sam3_run_preprocess, NULL, NULL},
+    [S3_PATCH_EMBED] = {"backbone.vision_backbone.trunk.patch_embed", T, OP(vit_patch_embed), NO, P, NULL,
+                        samc_sam3_run_patch_embed, NULL, NULL},
+    [S3_LN_PRE] = {"backbone.vision_backbone.trunk.ln_pre", T, OP(vit_pos_ln_pre), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_BLOCK] = {"backbone.vision_backbone.trunk.blocks.#", T, OP(vit_block), NO, P, n_blocks,
+                  samc_sam3_run_vit_block, NULL, NULL},
+    [S3_TRUNK] = {"backbone.vision_backbone.trunk", -1, NO, NO, P, NULL, samc_sam3_run_trunk, NULL, NULL},
+    [S3_NECK] = {"backbone.vision_backbone.convs.#", T, OP(neck_level), NO, P, n_neck, samc_sam3_run_neck_level,
+                 NULL, NULL},
+    [S3_SAM2_NECK] = {"backbone.vision_backbone.sam2_convs.#", T, OP(neck_level), NO, 0, n_sam2_neck,
+                      samc_sam3_run_sam2_neck_level, NULL, NULL},
+    [S3_VISION] = {"backbone.vision_backbone", -1, NO, NO, P, NULL, samc_sam3_run_vision_backbone, NULL, NULL},
+    [S3_TOKENIZE] = {"@tokenize", -1, NO, NO, P, NULL, samc_sam3_run_tokenize, NULL, NULL},
+    [S3_TEXT_EMBED] = {"backbone.language_backbone.encoder.token_embedding", T, OP(text_embed), NO, 0, NULL, NULL,
+                       NULL, NULL},
+    [S3_TEXT_BLOCK] = {"backbone.language_backbone.encoder.transformer.resblocks.#", T, OP(text_block), NO, P,
+                       n_text, samc_sam3_run_text_block, NULL, NULL},
+    [S3_TEXT_FINAL] = {"backbone.language_backbone.encoder.ln_final", T, OP(text_final), NO, 0, NULL, NULL, NULL,
+                       NULL},
+    [S3_TEXT_ENCODER] = {"backbone.language_backbone.encoder", -1, NO, NO, P, NULL, samc_sam3_run_text_encoder,
+                         NULL, NULL},
+    [S3_TEXT_RESIZE] = {"backbone.language_backbone.resizer", T, OP(text_resize), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_LANGUAGE] = {"backbone.language_backbone", -1, NO, NO, P, NULL, samc_sam3_run_language_backbone, NULL,
+                     NULL},
+    [S3_GEO_PROMPT] = {"geometry_encoder.@encode_prompt", T, OP(geo_prompt), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_GEO_LAYER] = {"geometry_encoder.encode.#", T, OP(enc_layer), NO, P, n_geo, samc_sam3_run_geo_layer, NULL,
+                      NULL},
+    [S3_GEO_NORM] = {"geometry_encoder.encode_norm", T, OP(layer_norm), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_GEO] = {"geometry_encoder", -1, NO, NO, P, NULL, samc_sam3_run_geometry_encoder, NULL, NULL},
+    [S3_ENC_LAYER] = {"transformer.encoder.layers.#", T, OP(enc_layer), NO, P, n_enc, samc_sam3_run_enc_layer,
+                      NULL, NULL},
+    [S3_ENC] = {"transformer.encoder", -1, NO, NO, P, NULL, samc_sam3_run_fusion_encoder, NULL, NULL},
+    [S3_DEC_QPOS] = {"transformer.decoder.ref_point_head", T, OP(dec_query_pos), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_DEC_RPB] = {"transformer.decoder.@get_rpb_matrix", T, OP(dec_boxrpb), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_DEC_LAYER] = {"transformer.decoder.layers.#", T, OP(dec_layer), NO, P, n_dec, samc_sam3_run_dec_layer,
+                      NULL, NULL},
+    [S3_DEC_REFINE] = {"transformer.decoder.bbox_embed", T, OP(dec_refine), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_DEC_PRESENCE] = {"transformer.decoder.presence_token_head", T, OP(dec_presence), NO, 0, NULL, NULL, NULL,
+                         NULL},
+    [S3_DEC] = {"transformer.decoder", -1, NO, NO, P, NULL, samc_sam3_run_decoder, NULL, NULL},
+    [S3_SCORING] = {"dot_prod_scoring", T, OP(dot_scoring), NO, P, NULL, samc_sam3_run_dot_scoring, NULL, NULL},
+    [S3_SEG_CROSS] = {"segmentation_head.cross_attend_prompt", T, OP(seg_cross_attend), NO, 0, NULL, NULL, NULL,
+                      NULL},
+    [S3_PIXDEC] = {"segmentation_head.pixel_decoder", T, OP(pixel_decoder), NO, P, NULL,
+                   samc_sam3_run_pixel_decoder, NULL, NULL},
+    [S3_SEG_HEADS] = {"segmentation_head.mask_predictor", T, OP(seg_heads), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_SEG] = {"segmentation_head", -1, NO, NO, P, NULL, samc_sam3_run_seg_head, NULL, NULL},
+    [S3_POST_SCORES] = {"@postprocess.scores", T, OP(post_scores), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_POST_BOXES] = {"@postprocess.boxes", T, OP(post_boxes), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_POST_MASKS] = {"@postprocess.masks", T, OP(post_masks), NO, 0, NULL, NULL, NULL, NULL},
+    [S3_POST] = {"@postprocess", -1, NO, NO, P, NULL, samc_sam3_run_postprocess, NULL, NULL},
+};
+#undef OP
+#undef T
+#undef P
+#undef NO
+
+const samc_layer_def *samc__sam3_def(int row)
+{
+    return &defs[row];
 }
 
-samc_sam3_runner samc_sam3_runner_find(const char *module, int *index)
+static const samc_layer_part image_part = {defs, S3_N_ROWS};
+static const samc_layer_part *const parts[] = {&image_part};
+const samc_layer_family samc_sam3_family = {"sam3", parts, 1};
+
+samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
 {
-    for (int i = 0; i < samc_sam3_n_runners; i++) {
-        int idx = -1;
-        if (matches(samc_sam3_runners[i].pattern, module, &idx)) {
-            if (index)
-                *index = idx;
-            return samc_sam3_runners[i].run;
-        }
-    }
-    return NULL;
+    return samc_exec_init_impl(x, &samc_sam3_family, m, &m->base, impl, err);
 }

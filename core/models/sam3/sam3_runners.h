@@ -1,7 +1,8 @@
 /* sam3_runners.h - isolated runners of the SAM 3 image parity points
  * (PARITY_DUMP_FORMAT.md, "SAM 3"): each reads one recorded call's inputs
  * through a samc_layer_io, runs the layer (or, for composite points, its
- * subtree) with m->ops, and returns the named output slots.
+ * subtree) with the bodies the exec resolved for each layer, and returns the
+ * named output slots.
  *
  * Slot names are the dump's: "0", "1", "0.2", or dict keys ("memory",
  * "pred_masks", ...). Outputs recorded as None are not produced.
@@ -17,70 +18,49 @@
 #include "core/models/sam3/sam3_model.h"
 #include "core/runtime/layer_io.h"
 
-typedef samc_status (*samc_sam3_runner)(const samc_sam3_model *m, int index,
-                                        const samc_layer_io *io, samc_layer_out *out,
-                                        samc_error *err);
+/* The rows of the registry (sam3_runners.c: `defs`), one per layer: parity
+ * points and the sub-steps composite points call. */
+enum samc_sam3_row {
+    S3_PREPROCESS, S3_PATCH_EMBED, S3_LN_PRE, S3_BLOCK, S3_TRUNK, S3_NECK, S3_SAM2_NECK, S3_VISION,
+    S3_TOKENIZE, S3_TEXT_EMBED, S3_TEXT_BLOCK, S3_TEXT_FINAL, S3_TEXT_ENCODER, S3_TEXT_RESIZE, S3_LANGUAGE,
+    S3_GEO_PROMPT, S3_GEO_LAYER, S3_GEO_NORM, S3_GEO, S3_ENC_LAYER, S3_ENC,
+    S3_DEC_QPOS, S3_DEC_RPB, S3_DEC_LAYER, S3_DEC_REFINE, S3_DEC_PRESENCE, S3_DEC,
+    S3_SCORING, S3_SEG_CROSS, S3_PIXDEC, S3_SEG_HEADS, S3_SEG,
+    S3_POST_SCORES, S3_POST_BOXES, S3_POST_MASKS, S3_POST,
+    S3_N_ROWS
+};
 
-typedef struct samc_sam3_runner_entry {
-    const char *pattern;   /* module name; "{i}" stands for the index */
-    samc_sam3_runner run;
-} samc_sam3_runner_entry;
-
-/* Every parity point of the SAM 3 image task, in dump order. */
-extern const samc_sam3_runner_entry samc_sam3_runners[];
-extern const int samc_sam3_n_runners;
-
-/* The runner of `module` and its index ({i}, else -1); NULL if none. */
-samc_sam3_runner samc_sam3_runner_find(const char *module, int *index);
-
-/* The runners themselves. */
-samc_status samc_sam3_run_preprocess(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_patch_embed(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_vit_block(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_trunk(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_neck_level(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err);
+/* The runners (samc_isolated_body: x->model is the samc_sam3_model; each
+ * body comes from the implementation resolved for its layer). */
+samc_isolated_body samc_sam3_run_preprocess;
+samc_isolated_body samc_sam3_run_tokenize;
+samc_isolated_body samc_sam3_run_patch_embed;
+samc_isolated_body samc_sam3_run_vit_block;
+samc_isolated_body samc_sam3_run_trunk;
+samc_isolated_body samc_sam3_run_neck_level;
 /* sam2_convs.{i}: the tracker's neck copy (add_sam2_neck); not an image parity point */
-samc_status samc_sam3_run_sam2_neck_level(const samc_sam3_model *m, int index,
-                                          const samc_layer_io *io, samc_layer_out *out,
-                                          samc_error *err);
-samc_status samc_sam3_run_vision_backbone(const samc_sam3_model *m, int index,
-                                          const samc_layer_io *io, samc_layer_out *out,
-                                          samc_error *err);
-samc_status samc_sam3_run_text_block(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                     samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_text_encoder(const samc_sam3_model *m, int index,
-                                       const samc_layer_io *io, samc_layer_out *out,
-                                       samc_error *err);
-samc_status samc_sam3_run_language_backbone(const samc_sam3_model *m, int index,
-                                            const samc_layer_io *io, samc_layer_out *out,
-                                            samc_error *err);
-samc_status samc_sam3_run_geo_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_geometry_encoder(const samc_sam3_model *m, int index,
-                                           const samc_layer_io *io, samc_layer_out *out,
-                                           samc_error *err);
-samc_status samc_sam3_run_enc_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_fusion_encoder(const samc_sam3_model *m, int index,
-                                         const samc_layer_io *io, samc_layer_out *out,
-                                         samc_error *err);
-samc_status samc_sam3_run_dec_layer(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                    samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_decoder(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                  samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_dot_scoring(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_pixel_decoder(const samc_sam3_model *m, int index,
-                                        const samc_layer_io *io, samc_layer_out *out,
-                                        samc_error *err);
-samc_status samc_sam3_run_seg_head(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                   samc_layer_out *out, samc_error *err);
-samc_status samc_sam3_run_postprocess(const samc_sam3_model *m, int index, const samc_layer_io *io,
-                                      samc_layer_out *out, samc_error *err);
+samc_isolated_body samc_sam3_run_sam2_neck_level;
+samc_isolated_body samc_sam3_run_vision_backbone;
+samc_isolated_body samc_sam3_run_text_block;
+samc_isolated_body samc_sam3_run_text_encoder;
+samc_isolated_body samc_sam3_run_language_backbone;
+samc_isolated_body samc_sam3_run_geo_layer;
+samc_isolated_body samc_sam3_run_geometry_encoder;
+samc_isolated_body samc_sam3_run_enc_layer;
+samc_isolated_body samc_sam3_run_fusion_encoder;
+samc_isolated_body samc_sam3_run_dec_layer;
+samc_isolated_body samc_sam3_run_decoder;
+samc_isolated_body samc_sam3_run_dot_scoring;
+samc_isolated_body samc_sam3_run_pixel_decoder;
+samc_isolated_body samc_sam3_run_seg_head;
+samc_isolated_body samc_sam3_run_postprocess;
+
+/* The row `row` of the registry (the image wiring calls its runners). */
+const samc_layer_def *samc__sam3_def(int row);
+
+/* SimpleTokenizer(text) with the model's vocabulary: ids (1, context_length)
+ * as float; traced as @tokenize. */
+samc_status samc_sam3_tokenize(samc_exec *ex, const char *text, int context_length, samc_tensor *ids,
+                               samc_error *err);
 
 #endif

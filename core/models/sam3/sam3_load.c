@@ -1,0 +1,120 @@
+/* sam3_load.c - a SAM 3 image model from a checkpoint: the released sam3.pt
+ * layout (detector.* and tracker.* keys, zip or .safetensors), with the
+ * config from a file or the built-in release.
+ *
+ * As build_sam3_image_model's loader does, the image model takes the
+ * detector.* keys; the tracker.* keys are another model's. The detector of
+ * sam3.pt also holds the tracker's neck copy (sam2_convs, built by
+ * build_sam3_video_model): when the checkpoint has it, it is described and
+ * bound too, so the strict check still accounts for every detector key. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/error.h"
+#include "core/base/fileio.h"
+#include "core/models/sam3/sam3_model.h"
+
+/* Whether any key starts with `prefix`. */
+static bool has_prefix(const samc_weights *w, const char *prefix)
+{
+    const size_t n = strlen(prefix);
+    for (size_t i = 0; i < samc_weights_count(w); i++)
+        if (!strncmp(samc_weights_key(w, i), prefix, n))
+            return true;
+    return false;
+}
+
+/* The key prefix of the image model's state_dict in `w`, or an error naming
+ * what the checkpoint is instead. */
+static samc_status detect_base(const samc_weights *w, const char **base, samc_error *err)
+{
+    const char *src = samc_weights_source(w);
+    if (has_prefix(w, "detector.backbone.")) {
+        *base = "detector.";
+        return SAMC_OK;
+    }
+    if (has_prefix(w, "backbone.vision_backbone.")) { /* an image model's own state_dict */
+        *base = "";
+        return SAMC_OK;
+    }
+    if (has_prefix(w, "image_encoder.trunk.") || has_prefix(w, "sam_mask_decoder."))
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "%s: this is a SAM 2 checkpoint (image_encoder.*, sam_mask_decoder.* keys), not SAM 3: "
+                         "use it with the SAM 2 predictor", src);
+    if (has_prefix(w, "tracker."))
+        return samc_fail(err, SAMC_ERR_KEY, "%s: a SAM 3 checkpoint without its detector (only tracker.* keys)",
+                         src);
+    return samc_fail(err, SAMC_ERR_FORMAT,
+                     "%s: not a SAM 3 checkpoint (no detector.backbone.* or backbone.vision_backbone.* keys; %zu "
+                     "keys, the first '%s')", src, samc_weights_count(w),
+                     samc_weights_count(w) ? samc_weights_key(w, 0) : "");
+}
+
+/* A config file: a Sam3Image `_target_` tree, or {"image": tree, ...} as
+ * tools/make_sam3_checkpoint.py writes next to its checkpoints. */
+static samc_status config_from_file(const char *path, cJSON **out, samc_error *err)
+{
+    samc_mapped_file mf;
+    samc_status st = samc_check_regular(path, err);
+    if (!st)
+        st = samc_file_map(path, &mf, err);
+    if (st)
+        return st;
+    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
+    samc_file_unmap(&mf);
+    if (!root)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
+    cJSON *image = cJSON_DetachItemFromObjectCaseSensitive(root, "image");
+    if (image) {
+        cJSON_Delete(root);
+        root = image;
+    }
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "_target_");
+    if (!cJSON_IsString(t) || strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image")) {
+        cJSON_Delete(root);
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a SAM 3 image config (its _target_ must be "
+                         "sam3.model.sam3_image.Sam3Image)", path);
+    }
+    *out = root;
+    return SAMC_OK;
+}
+
+samc_status samc_sam3_model_load(const char *checkpoint, const char *config, samc_sam3_model **out,
+                                 samc_error *err)
+{
+    *out = NULL;
+    if (!checkpoint)
+        return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
+    samc_weights_format fmt = SAMC_WEIGHTS_UNKNOWN;
+    samc_status st = samc_weights_detect(checkpoint, &fmt, err);
+    if (!st && fmt == SAMC_WEIGHTS_H5) /* its config and vocabulary come with it: parity/chained_sam3.c */
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: a parity dump; run it with `samc parity` (a checkpoint "
+                         "here is sam3.pt or .safetensors)", checkpoint);
+    samc_weights *w = NULL;
+    if (!st)
+        st = samc_weights_open(checkpoint, &w, err);
+    const char *base = "";
+    if (!st)
+        st = detect_base(w, &base, err);
+    cJSON *cfg = NULL;
+    if (!st)
+        st = config ? config_from_file(config, &cfg, err) : samc_sam3_released_config(false, &cfg, err);
+    char pre[96];
+    snprintf(pre, sizeof pre, "%sbackbone.vision_backbone.sam2_convs.", base);
+    cJSON *visual = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "backbone"), "visual");
+    if (!st && has_prefix(w, pre) && visual &&
+        !cJSON_ReplaceItemInObjectCaseSensitive(visual, "add_sam2_neck", cJSON_CreateTrue()) &&
+        !cJSON_AddTrueToObject(visual, "add_sam2_neck"))
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (st) {
+        cJSON_Delete(cfg);
+        samc_weights_free(w);
+        return st;
+    }
+    char what[600];
+    snprintf(what, sizeof what, "%s", config ? config : "sam3 (built-in release)");
+    st = samc_sam3_model_init(out, w, cfg, base, what, err);
+    cJSON_Delete(cfg);
+    return st;
+}
