@@ -10,13 +10,7 @@
 #include "core/amg/amg_record.h"
 #include "core/runtime/exec.h"
 
-/* Where the run is, after each decoder batch. */
-typedef struct samc_amg_progress {
-    int crop, n_crops;              /* crop being processed (0-based), crops in all */
-    int64_t points_done, points_total; /* prompts decoded so far, over all crops */
-    int64_t masks_kept;             /* candidates that passed the filters so far (before NMS) */
-} samc_amg_progress;
-typedef void (*samc_amg_progress_fn)(void *user, const samc_amg_progress *p);
+/* samc_amg_progress, samc_amg_progress_fn: include/samc_amg.h. */
 
 /* How many candidates each step kept (docs/parity_amg.md, fixtures/README.md). */
 typedef struct samc_amg_counts {
