@@ -42,5 +42,6 @@ int cmd_parity(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_amg(int argc, char **argv);
 
 #endif

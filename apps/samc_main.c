@@ -17,6 +17,8 @@ static void usage(FILE *f)
             "                         [--max-hole-area A] [--max-sprinkle-area A] [--threads N]\n"
             "                         [--allow-nonfinite] --out DIR\n"
             "            without --model: the bundled demo model and image\n"
+            "  amg       automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image\n"
+            "            samc amg [--model CKPT --image IMG] --out DIR [--points-per-side N ...]  (samc amg --help)\n"
             "  track     track objects through a video (a directory of numbered JPEG frames)\n"
             "            samc track --model CKPT [--config NAME|FILE.json] --frames DIR\n"
             "                       --prompt FRAME:OBJ:point=X,Y[,L] | FRAME:OBJ:box=X0,Y0,X1,Y1 |\n"
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "segment"))
         return cmd_segment(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "amg"))
+        return cmd_amg(argc - 1, argv + 1);
     if (!strcmp(argv[1], "parity"))
         return cmd_parity(argc - 1, argv + 1);
     if (!strcmp(argv[1], "track"))
