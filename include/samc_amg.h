@@ -149,6 +149,14 @@ typedef struct samc_amg_result {
 samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
                                     samc_amg_progress_fn progress, void *user, samc_amg_result *out, samc_error *err);
 void samc_amg_result_free(samc_amg_result *r);
+/* SAM2AutomaticMaskGenerator.postprocess_small_regions(data, min_area,
+ * nms_thresh), the official static clean-up that SAM 2's generate() does not
+ * call (SAM 1's did, for min_mask_region_area): fills holes and removes
+ * islands smaller than min_area in every mask, then box NMS preferring
+ * unchanged masks; r keeps the survivors in NMS order, changed ones with
+ * their new segmentation, area and bbox. */
+samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
+                                               samc_error *err);
 /* The records as JSON text, an array of the official dicts (segmentation as
  * the COCO string with output_mode coco_rle, else the uncompressed counts);
  * *out is malloc'd. */

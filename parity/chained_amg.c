@@ -84,6 +84,51 @@ static samc_parity_row *final_row(parity_run *r, const char *slot, bool pass, co
     return row;
 }
 
+/* samc's candidates, as the generator reports them. */
+typedef struct cand_list {
+    samc_amg_candidate *c;
+    int64_t n, cap;
+    bool oom;
+} cand_list;
+
+static void on_candidate(void *user, const samc_amg_candidate *c)
+{
+    cand_list *l = user;
+    if (l->n == l->cap) {
+        const int64_t cap = l->cap ? 2 * l->cap : 256;
+        void *n = realloc(l->c, (size_t)cap * sizeof *l->c);
+        if (!n) {
+            l->oom = true;
+            return;
+        }
+        l->c = n, l->cap = cap;
+    }
+    l->c[l->n++] = *c;
+}
+
+/* max_abs / rel of two float vectors, positions where both are NaN (the
+ * official 0/0 stability of an empty mask) agreeing. */
+static samc_parity_row *vec_row(parity_run *r, const char *slot, const float *mine, const float *ref, int64_t n,
+                                double tol)
+{
+    float *a = malloc((size_t)(n ? n : 1) * sizeof *a), *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    samc_parity_row *row = samc__parity_add_row(r, INT_MAX, "/outputs/candidates", 0, slot);
+    if (!a || !b || !row) {
+        free(a), free(b);
+        r->st = SAMC_ERR_NOMEM;
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const bool both = isnan(mine[i]) && isnan(ref[i]);
+        a[i] = both ? 0.0f : mine[i], b[i] = both ? 0.0f : ref[i];
+    }
+    row->ndim = 1, row->shape[0] = n;
+    samc_parity_metrics(a, b, n, &row->max_abs, &row->rel, &row->nmse);
+    row->state = row->rel <= tol ? SAMC_PARITY_PASS : SAMC_PARITY_FAIL;
+    free(a), free(b);
+    return row;
+}
+
 /* The official records (/outputs). */
 typedef struct amg_ref {
     int64_t M;
@@ -229,24 +274,116 @@ static samc_status compare_field(parity_run *r, const char *slot, const samc_amg
     return st;
 }
 
-/* The number of candidates after each filter, from /outputs/candidates. */
-static samc_status official_chain(samc_dump *d, int64_t chain[4], samc_error *err)
+/* /outputs/candidates against samc's: same candidates in the same order,
+ * scores within tolerance, the same filter decisions (a differing one whose
+ * official value is within tolerance of its threshold is a FLIP) and boxes. */
+typedef struct ref_cands {
+    int32_t *crop, *batch, *keep_iou, *keep_stab, *near, *box;
+    samc_tensor point, iou, stab;
+} ref_cands;
+
+static void ref_cands_free(ref_cands *c)
 {
-    int32_t *ki = NULL, *ks = NULL, *ne = NULL;
-    int64_t n = 0, n2 = 0, n3 = 0;
-    samc_status st = samc_dump_read_i32(d, "/outputs/candidates/keep_iou", &ki, &n, err);
-    if (!st)
-        st = samc_dump_read_i32(d, "/outputs/candidates/keep_stability", &ks, &n2, err);
-    if (!st)
-        st = samc_dump_read_i32(d, "/outputs/candidates/near_crop_edge", &ne, &n3, err);
-    if (!st && (n2 != n || n3 != n))
-        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /outputs/candidates datasets differ in length", samc_dump_path(d));
-    memset(chain, 0, 4 * sizeof *chain);
-    for (int64_t i = 0; !st && i < n; i++) {
-        chain[1] += ki[i] != 0, chain[2] += ks[i] != 0, chain[3] += ks[i] && !ne[i];
+    free(c->crop), free(c->batch), free(c->keep_iou), free(c->keep_stab), free(c->near), free(c->box);
+    samc_tensor_release(&c->point), samc_tensor_release(&c->iou), samc_tensor_release(&c->stab);
+}
+
+static samc_status read_cands(samc_dump *d, ref_cands *c, int64_t *n, samc_error *err)
+{
+    static const char *const ints[] = {"crop_index", "batch_index", "keep_iou", "keep_stability", "near_crop_edge", "box"};
+    int32_t **dst[] = {&c->crop, &c->batch, &c->keep_iou, &c->keep_stab, &c->near, &c->box};
+    samc_status st = SAMC_OK;
+    int64_t len[6] = {0};
+    char path[96];
+    for (int i = 0; !st && i < 6; i++) {
+        snprintf(path, sizeof path, "/outputs/candidates/%s", ints[i]);
+        st = samc_dump_read_i32(d, path, dst[i], &len[i], err);
     }
-    chain[0] = n;
-    free(ki), free(ks), free(ne);
+    static const char *const fl[] = {"point_coords", "predicted_iou", "stability_score"};
+    samc_tensor *t[] = {&c->point, &c->iou, &c->stab};
+    for (int i = 0; !st && i < 3; i++) {
+        snprintf(path, sizeof path, "/outputs/candidates/%s", fl[i]);
+        st = samc_dump_read(d, path, t[i], err);
+    }
+    *n = len[0];
+    if (!st && (len[1] != *n || len[2] != *n || len[3] != *n || len[4] != *n || len[5] != 4 * *n ||
+                samc_numel(&c->point) != 2 * *n || samc_numel(&c->iou) != *n || samc_numel(&c->stab) != *n))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /outputs/candidates datasets differ in length", samc_dump_path(d));
+    return st;
+}
+
+static void compare_decisions(parity_run *r, const cand_list *l, const ref_cands *c, const samc_amg_params *p)
+{
+    const double tol = r->rep->tol, ti = (float)p->pred_iou_thresh, ts = (float)p->stability_score_thresh;
+    int64_t flips = 0, fails = 0, boxes = 0, where = 0;
+    double closest = INFINITY;
+    for (int64_t i = 0; i < l->n; i++) {
+        const samc_amg_candidate *m = &l->c[i];
+        bool box_same = true;
+        for (int k = 0; k < 4; k++)
+            box_same = box_same && m->box[k] == c->box[4 * i + k];
+        boxes += !box_same;
+        where += m->crop != c->crop[i] || m->batch != c->batch[i] || m->point[0] != c->point.data[2 * i] ||
+                 m->point[1] != c->point.data[2 * i + 1];
+        double margin = INFINITY;
+        if (m->keep_iou != (c->keep_iou[i] != 0))
+            margin = fabs((double)c->iou.data[i] - ti);
+        else if (m->keep_stability != (c->keep_stab[i] != 0))
+            margin = fabs((double)c->stab.data[i] - ts);
+        else if (m->near_edge != (c->near[i] != 0))
+            margin = box_same ? 0 : INFINITY; /* a box moved by near-threshold pixels */
+        else
+            continue;
+        if (margin <= tol)
+            flips++, closest = margin < closest ? margin : closest;
+        else
+            fails++;
+    }
+    final_row(r, "candidates/where", where == 0, "%lld of %lld candidates differ in crop, batch or point",
+              (long long)where, (long long)l->n);
+    final_row(r, "candidates/box", boxes == 0, "%lld of %lld candidate boxes differ", (long long)boxes,
+              (long long)l->n);
+    samc_parity_row *row = final_row(r, "candidates/decisions", fails == 0,
+                                     "%lld differing IoU / stability / crop-edge decisions (%lld within tol of the "
+                                     "threshold)", (long long)(fails + flips), (long long)flips);
+    if (row && fails == 0 && flips > 0)
+        row->state = SAMC_PARITY_FLIP, row->rel = closest;
+}
+
+static samc_status compare_candidates(parity_run *r, const cand_list *l, const samc_amg_counts *counts,
+                                      const samc_amg_params *p, samc_error *err)
+{
+    ref_cands c = {0};
+    int64_t n = 0;
+    samc_status st = read_cands(r->dump, &c, &n, err);
+    if (!st && l->oom)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory (candidates)");
+    if (!st)
+        final_row(r, "candidates/count", l->n == n, "samc %lld candidates, official %lld", (long long)l->n,
+                  (long long)n);
+    if (!st && l->n == n) {
+        float *iou = malloc((size_t)(n ? n : 1) * sizeof *iou), *stab = malloc((size_t)(n ? n : 1) * sizeof *stab);
+        if (!iou || !stab)
+            st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        for (int64_t i = 0; !st && i < n; i++)
+            iou[i] = l->c[i].iou, stab[i] = l->c[i].stability;
+        if (!st) {
+            vec_row(r, "predicted_iou", iou, c.iou.data, n, r->rep->tol);
+            vec_row(r, "stability_score", stab, c.stab.data, n, r->rep->tol);
+            compare_decisions(r, l, &c, p);
+        }
+        int64_t chain[3] = {0};
+        for (int64_t i = 0; i < n; i++)
+            chain[0] += c.keep_iou[i] != 0, chain[1] += c.keep_stab[i] != 0, chain[2] += c.keep_stab[i] && !c.near[i];
+        const samc_amg_counts *k = counts;
+        final_row(r, "candidates/filters", k->iou == chain[0] && k->stability == chain[1] && k->edge == chain[2],
+                  "candidates -> IoU -> stability -> off crop edges: samc %lld %lld %lld %lld, official %lld %lld "
+                  "%lld %lld",
+                  (long long)k->candidates, (long long)k->iou, (long long)k->stability, (long long)k->edge,
+                  (long long)n, (long long)chain[0], (long long)chain[1], (long long)chain[2]);
+        free(iou), free(stab);
+    }
+    ref_cands_free(&c);
     return st;
 }
 
@@ -254,20 +391,11 @@ static samc_status compare_outputs(parity_run *r, const samc_amg_output *o, int 
                                    samc_error *err)
 {
     amg_ref a = {0};
-    int64_t chain[4];
     samc_status st = read_ref(r->dump, &a, err);
-    if (!st)
-        st = official_chain(r->dump, chain, err);
     if (st) {
         ref_free(&a);
         return st;
     }
-    const samc_amg_counts *c = &o->counts;
-    final_row(r, "candidates", c->candidates == chain[0] && c->iou == chain[1] && c->stability == chain[2] &&
-                                   c->edge == chain[3],
-              "candidates -> IoU -> stability -> off crop edges: samc %lld %lld %lld %lld, official %lld %lld %lld %lld",
-              (long long)c->candidates, (long long)c->iou, (long long)c->stability, (long long)c->edge,
-              (long long)chain[0], (long long)chain[1], (long long)chain[2], (long long)chain[3]);
     final_row(r, "num_masks", o->n == a.M, "samc %lld records, official %lld", (long long)o->n, (long long)a.M);
     if (o->n != a.M) {
         ref_free(&a);
@@ -303,6 +431,8 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     int64_t dims[4];
     samc_amg_params p;
     samc_amg_output o = {0};
+    cand_list cands = {0};
+    const samc_amg_hooks hooks = {.candidate = on_candidate, .user = &cands};
     samc_status st = read_params(d, &p, err);
     if (!st)
         st = samc_dump_read_u8(d, "/inputs/image_u8", &img, &nd, dims, err);
@@ -312,11 +442,14 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;
     if (!st)
-        st = samc_amg_generate(&r->x, img, (int)dims[0], (int)dims[1], &p, NULL, NULL, &o, err);
+        st = samc_amg_generate(&r->x, img, (int)dims[0], (int)dims[1], &p, &hooks, &o, err);
     samc_exec_set_trace(&r->x, NULL, NULL);
+    if (!st)
+        st = compare_candidates(r, &cands, &o.counts, &p, err);
     if (!st)
         st = compare_outputs(r, &o, (int)dims[0], (int)dims[1], (float)p.mask_threshold, err);
     samc_amg_output_free(&o);
+    free(cands.c);
     free(img);
     return st;
 }

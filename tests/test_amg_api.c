@@ -16,7 +16,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/amg/amg_rle.h"
 #include "parity/dump.h"
+#include "parity/parity.h"
+#include "util/fault_impl.h"
 #include "samc.h"
 #include "samc_amg.h"
 #include "util/testutil.h"
@@ -288,6 +291,70 @@ static void test_bad_params(void **state)
     expect_refused(f, &p, 4, 4, "crop_n_layers 3 is too many for a 4x4 image");
 }
 
+/* A record of a 16x16 image from a mask (its counts, area, box). */
+static samc_amg_mask make_mask(const uint8_t *m)
+{
+    samc_amg_rle rle = {0};
+    assert_int_equal(samc_amg_mask_to_rle(m, 16, 16, &rle, NULL), SAMC_OK);
+    samc_amg_mask out = {.height = 16, .width = 16, .n_counts = rle.n, .counts = rle.counts,
+                         .area = samc_amg_rle_area(&rle)};
+    return out;
+}
+
+static void square(uint8_t *m, int y0, int x0, int side)
+{
+    for (int y = y0; y < y0 + side; y++)
+        memset(m + y * 16 + x0, 1, (size_t)side);
+}
+
+/* postprocess_small_regions: a holed copy of a clean mask loses the NMS to
+ * it (score 0 vs 1); a mask with a stray pixel is kept, cleaned. */
+static void test_postprocess_small_regions(void **state)
+{
+    (void)state;
+    uint8_t a[256] = {0}, b[256] = {0}, c[256] = {0};
+    square(a, 2, 2, 6), square(b, 2, 2, 6), square(c, 9, 9, 5);
+    a[4 * 16 + 4] = 0;  /* a one-pixel hole */
+    c[0 * 16 + 15] = 1; /* a one-pixel island */
+    samc_amg_result r = {.n = 3, .masks = calloc(3, sizeof(samc_amg_mask))};
+    r.masks[0] = make_mask(a), r.masks[1] = make_mask(b), r.masks[2] = make_mask(c);
+    r.masks[2].bbox[2] = 15; /* as generate() gives it: the island widens the box */
+    samc_error e = {0};
+    assert_int_equal(samc_amg_postprocess_small_regions(&r, 4, 0.7, &e), SAMC_OK);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.masks[0].area, 36); /* the clean square (score 1) first */
+    assert_int_equal(r.masks[1].area, 25); /* the island removed, box updated */
+    assert_true(r.masks[1].bbox[0] == 9 && r.masks[1].bbox[1] == 9 && r.masks[1].bbox[2] == 4 &&
+                r.masks[1].bbox[3] == 4);
+    samc_amg_result_free(&r);
+    assert_int_equal(samc_amg_postprocess_small_regions(&r, -1, 0.7, &e), SAMC_ERR_ARG);
+    tu_assert_contains(e.msg, "min_area");
+}
+
+/* The amg parity task is not vacuous: a fault planted in the mask decoder
+ * (the test-only "fault" implementation) fails it, first at that layer, and
+ * the records' rows fail too. */
+static void test_parity_catches_fault(void **state)
+{
+    (void)state;
+    assert_int_equal(samc_impl_register(&tu_fault_impl, NULL), SAMC_OK);
+    char *path = tu_src_path("fixtures/amg/amg_b_crops.h5");
+    const char *ovr[1] = {"sam_mask_decoder.transformer.layers.1=fault"};
+    samc_parity_opts o = {.impl = "ref", .overrides = ovr, .n_overrides = 1};
+    samc_parity_report rep;
+    samc_error e = {0};
+    assert_int_equal(samc_parity_run(path, &o, &rep, &e), SAMC_OK);
+    assert_true(rep.n_fail > 0);
+    assert_string_equal(rep.rows[rep.first_fail].module, "sam_mask_decoder.transformer.layers.1");
+    bool outputs_fail = false;
+    for (int i = 0; i < rep.n_rows; i++)
+        outputs_fail |= !strncmp(rep.rows[i].module, "/outputs", 8) && rep.rows[i].state == SAMC_PARITY_FAIL;
+    assert_true(outputs_fail);
+    samc_parity_report_free(&rep);
+    free(path);
+    samc_impl_unregister(&tu_fault_impl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +364,8 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_generate_matches_dump),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_postprocess_small_regions),
+        cmocka_unit_test(test_parity_catches_fault),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -152,7 +152,8 @@ samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h
     if (!p || !rgb || !params)
         return samc_fail(err, SAMC_ERR_ARG, "amg: predictor, image and parameters are required");
     samc_amg_output o = {0};
-    samc_status st = samc_amg_generate(samc__predictor_exec(p), rgb, h, w, params, progress, user, &o, err);
+    const samc_amg_hooks hooks = {.progress = progress, .user = user};
+    samc_status st = samc_amg_generate(samc__predictor_exec(p), rgb, h, w, params, &hooks, &o, err);
     if (!st && o.n && !(out->masks = calloc((size_t)o.n, sizeof *out->masks)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; !st && i < o.n; i++) {

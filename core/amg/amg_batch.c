@@ -65,13 +65,33 @@ static samc_status refine_m2m(samc_exec *x, const samc_sam2_features *f, const s
     return st;
 }
 
-/* The filters of _process_batch for candidate k, then its record. *kept
- * false: filtered out (counted in env). */
+/* The official decisions on every candidate, for an observer. */
+static void observe(const float *logits, float iou, const float *pt, const samc_sam2_features *f,
+                    const samc_amg_params *p, const samc_amg_crop *crop, int orig_h, int orig_w, uint8_t *mask,
+                    samc_amg_batch_env *env)
+{
+    const int h = f->orig_h, w = f->orig_w;
+    samc_amg_candidate c = {.crop = env->prog.crop, .batch = env->batch, .point = {pt[0], pt[1]}, .iou = iou};
+    c.stability = samc_amg_stability_score(logits, h, w, p->mask_threshold, p->stability_score_offset);
+    c.keep_iou = !(p->pred_iou_thresh > 0.0) || samc_amg_keep_by_iou(iou, p->pred_iou_thresh);
+    c.keep_stability = c.keep_iou && (!(p->stability_score_thresh > 0.0) ||
+                                      samc_amg_keep_by_stability(c.stability, p->stability_score_thresh));
+    for (int64_t i = 0; i < (int64_t)h * w; i++)
+        mask[i] = samc_amg_logit_in_mask(logits[i], p->mask_threshold);
+    samc_amg_mask_box(mask, h, w, c.box);
+    c.near_edge = samc_amg_box_near_crop_edge(c.box, crop, orig_w, orig_h);
+    env->hooks.candidate(env->hooks.user, &c);
+}
+
+/* The filters of _process_batch for one candidate, then its record (or
+ * nothing: filtered out, counted in env). */
 static samc_status one_candidate(const float *logits, float iou, const float *pt, const samc_sam2_features *f,
                                  const samc_amg_params *p, const samc_amg_crop *crop, int orig_h, int orig_w,
                                  uint8_t *mask, samc_amg_batch_env *env, samc_amg_cands *out, samc_error *err)
 {
     const int h = f->orig_h, w = f->orig_w;
+    if (env->hooks.candidate)
+        observe(logits, iou, pt, f, p, crop, orig_h, orig_w, mask, env);
     if (p->pred_iou_thresh > 0.0 && !samc_amg_keep_by_iou(iou, p->pred_iou_thresh))
         return SAMC_OK;
     env->counts.iou++;
@@ -116,10 +136,11 @@ samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_features *f, co
     for (int64_t k = 0; !st && k < N; k++) /* masks.flatten(0, 1): prompt-major */
         st = one_candidate(pr.masks.data + k * hw, pr.iou.data[k], pts + 2 * (k / pr.C), f, p, crop, orig_h, orig_w,
                            mask, env, out, err);
-    if (!st && env->progress) {
+    env->batch++;
+    if (!st && env->hooks.progress) {
         env->prog.points_done += nb;
         env->prog.masks_kept = env->counts.edge;
-        env->progress(env->user, &env->prog);
+        env->hooks.progress(env->hooks.user, &env->prog);
     }
     samc_sam2_batch_prediction_release(&pr);
     free(ones), free(mask);

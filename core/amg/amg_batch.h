@@ -20,8 +20,8 @@ void samc_amg_cands_free(samc_amg_cands *c);
 
 /* What the batches share over a run: progress and the filters' counts. */
 typedef struct samc_amg_batch_env {
-    samc_amg_progress_fn progress;
-    void *user;
+    samc_amg_hooks hooks;
+    int batch;                      /* batches so far over the run */
     samc_amg_progress prog;
     samc_amg_counts counts;
 } samc_amg_batch_env;

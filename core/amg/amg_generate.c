@@ -130,7 +130,7 @@ static samc_status crop_nms(samc_amg_cands *all, const samc_amg_params *p, samc_
 }
 
 samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
-                              samc_amg_progress_fn progress, void *user, samc_amg_output *out, samc_error *err)
+                              const samc_amg_hooks *hooks, samc_amg_output *out, samc_error *err)
 {
     memset(out, 0, sizeof *out);
     samc_status st = samc_amg_params_check(p, h, w, err);
@@ -141,7 +141,7 @@ samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, co
     samc_amg_grid grids[SAMC_AMG_MAX_CROP_LAYERS + 1];
     double *owned[SAMC_AMG_MAX_CROP_LAYERS + 1] = {0};
     samc_amg_cands all = {0};
-    samc_amg_batch_env env = {.progress = progress, .user = user};
+    samc_amg_batch_env env = {.hooks = hooks ? *hooks : (samc_amg_hooks){0}};
     if (!crops)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     st = samc_amg_crop_boxes(h, w, p->crop_n_layers, p->crop_overlap_ratio, crops, err);

@@ -12,6 +12,27 @@
 
 /* samc_amg_progress, samc_amg_progress_fn: include/samc_amg.h. */
 
+/* Every mask the model returned, with the official decisions on it (the
+ * parity harness compares them with /outputs/candidates). Stability, box and
+ * edge test are computed for every candidate when this is observed (the
+ * generator itself skips them for candidates already filtered out). */
+typedef struct samc_amg_candidate {
+    int crop, batch;                /* crop index, batch index over the run */
+    float point[2];                 /* crop pixels */
+    float iou, stability;
+    bool keep_iou, keep_stability;  /* keep_stability: passed both filters */
+    bool near_edge;
+    int64_t box[4];                 /* crop frame, inclusive */
+} samc_amg_candidate;
+typedef void (*samc_amg_candidate_fn)(void *user, const samc_amg_candidate *c);
+
+/* What a run reports as it goes (any member may be NULL). */
+typedef struct samc_amg_hooks {
+    samc_amg_progress_fn progress;
+    samc_amg_candidate_fn candidate;
+    void *user;
+} samc_amg_hooks;
+
 /* How many candidates each step kept (docs/parity_amg.md, fixtures/README.md). */
 typedef struct samc_amg_counts {
     int64_t candidates, iou, stability, edge, box_nms, crop_nms;
@@ -27,7 +48,7 @@ typedef struct samc_amg_output {
  * model: its implementation, threads and trace are used as set). The
  * parameters are checked first (samc_amg_params_check). */
 samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
-                              samc_amg_progress_fn progress, void *user, samc_amg_output *out, samc_error *err);
+                              const samc_amg_hooks *hooks, samc_amg_output *out, samc_error *err);
 void samc_amg_output_free(samc_amg_output *o);
 
 #endif
