@@ -432,7 +432,8 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     samc_amg_params p;
     samc_amg_output o = {0};
     cand_list cands = {0};
-    const samc_amg_hooks hooks = {.candidate = on_candidate, .user = &cands};
+    /* the fill the official run applied (load_model read the dump's attributes) */
+    const samc_amg_hooks hooks = {.candidate = on_candidate, .user = &cands, .fill = &r->image_opts};
     samc_status st = read_params(d, &p, err);
     if (!st)
         st = samc_dump_read_u8(d, "/inputs/image_u8", &img, &nd, dims, err);

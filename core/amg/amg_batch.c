@@ -117,7 +117,9 @@ samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_features *f, co
                                    samc_amg_batch_env *env, samc_amg_cands *out, samc_error *err)
 {
     /* SAM2ImagePredictor(max_hole_area = max_sprinkle_area = min_mask_region_area) */
-    const samc_sam2_image_opts opts = {(double)p->min_mask_region_area, (double)p->min_mask_region_area};
+    const samc_sam2_image_opts opts = env->hooks.fill ? *env->hooks.fill
+                                                      : (samc_sam2_image_opts){(double)p->min_mask_region_area,
+                                                                               (double)p->min_mask_region_area};
     int32_t *ones = malloc((size_t)nb * sizeof *ones);
     uint8_t *mask = malloc((size_t)f->orig_h * f->orig_w);
     samc_sam2_batch_prediction pr = {0};

@@ -8,6 +8,7 @@
 
 #include "core/amg/amg_params.h"
 #include "core/amg/amg_record.h"
+#include "core/models/sam2/sam2_model.h"
 #include "core/runtime/exec.h"
 
 /* samc_amg_progress, samc_amg_progress_fn: include/samc_amg.h. */
@@ -26,11 +27,15 @@ typedef struct samc_amg_candidate {
 } samc_amg_candidate;
 typedef void (*samc_amg_candidate_fn)(void *user, const samc_amg_candidate *c);
 
-/* What a run reports as it goes (any member may be NULL). */
+/* What a run reports as it goes (any member may be NULL), and the parity
+ * harness's one override: the predictor's fill areas the official run really
+ * applied (a dump's max_hole_area / max_sprinkle_area: 0 where it ran without
+ * sam2._C), instead of min_mask_region_area for both. */
 typedef struct samc_amg_hooks {
     samc_amg_progress_fn progress;
     samc_amg_candidate_fn candidate;
     void *user;
+    const samc_sam2_image_opts *fill;
 } samc_amg_hooks;
 
 /* How many candidates each step kept (docs/parity_amg.md, fixtures/README.md). */
