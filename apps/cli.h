@@ -97,5 +97,9 @@ int cmd_parity(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_amg(int argc, char **argv);
+
+/* The bundled demo model, its config and image (fixtures/demo or installed). */
+void cli_demo_paths(char *model, char *config, char *image, size_t n);
 
 #endif

@@ -8,6 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
+
+#ifndef SAMC_DATA_DIR
+#define SAMC_DATA_DIR "fixtures/demo"
+#endif
+#ifndef SAMC_INSTALLED_DATA_DIR
+#define SAMC_INSTALLED_DATA_DIR SAMC_DATA_DIR
+#endif
 #include "core/base/error.h"
 
 bool cli_parse_floats(const char *s, float *out, int n)
@@ -158,4 +165,16 @@ samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_e
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot write (disk full?)", path);
     }
     return SAMC_OK;
+}
+
+/* The bundled demo (a tiny random-weight model and an image): in
+ * $SAMC_DATA_DIR, else the source tree's fixtures/demo, else the installed copy. */
+void cli_demo_paths(char *model, char *config, char *image, size_t n)
+{
+    const char *dir = getenv("SAMC_DATA_DIR");
+    if (!dir)
+        dir = access(SAMC_DATA_DIR "/tiny_d_demo.pt", R_OK) == 0 ? SAMC_DATA_DIR : SAMC_INSTALLED_DATA_DIR;
+    snprintf(model, n, "%s/tiny_d_demo.pt", dir);
+    snprintf(config, n, "%s/tiny_d_demo.config.json", dir);
+    snprintf(image, n, "%s/demo.png", dir);
 }

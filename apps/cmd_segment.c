@@ -13,12 +13,6 @@
 #include "core/io/image_io.h"
 #include "samc.h"
 
-#ifndef SAMC_DATA_DIR
-#define SAMC_DATA_DIR "fixtures/demo"
-#endif
-#ifndef SAMC_INSTALLED_DATA_DIR
-#define SAMC_INSTALLED_DATA_DIR SAMC_DATA_DIR
-#endif
 #define MAX_POINTS 256
 
 typedef struct seg_args {
@@ -255,13 +249,7 @@ static void encode_progress(void *user, const char *what, int done, int total)
 /* The bundled demo: a tiny random-weight model and an image. */
 static void use_demo(seg_args *a, char *model, char *config, char *image, size_t n)
 {
-    /* $SAMC_DATA_DIR, else the source tree's fixtures/demo, else the installed copy. */
-    const char *dir = getenv("SAMC_DATA_DIR");
-    if (!dir)
-        dir = access(SAMC_DATA_DIR "/tiny_d_demo.pt", R_OK) == 0 ? SAMC_DATA_DIR : SAMC_INSTALLED_DATA_DIR;
-    snprintf(model, n, "%s/tiny_d_demo.pt", dir);
-    snprintf(config, n, "%s/tiny_d_demo.config.json", dir);
-    snprintf(image, n, "%s/demo.png", dir);
+    cli_demo_paths(model, config, image, n);
     a->model = model, a->image = image;
     a->config = a->config ? a->config : config;
     if (!a->n_points && !a->has_box && !a->mask_input) {

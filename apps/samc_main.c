@@ -30,6 +30,25 @@ static const cli_command commands[] = {
      "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
      "  --out DIR               mask_K.png, overlay.png, result.json, low_res_masks.f32\n"},
+    {"amg", cmd_amg, "automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image",
+     "samc amg [--model CKPT [--config NAME|FILE.json] --image IMG] --out DIR [options]\n"
+     "  SAM2AutomaticMaskGenerator(model, ...).generate(image); without --model the bundled\n"
+     "  demo model and image. Writes DIR/masks.json (the official records: segmentation,\n"
+     "  area, bbox, predicted_iou, point_coords, stability_score, crop_box) and\n"
+     "  DIR/overlay.png; with --output-mode binary_mask also DIR/mask_NNNN.png.\n"
+     "options (official defaults in brackets):\n"
+     "  --points-per-side N [32]            --points-per-batch N [64]\n"
+     "  --pred-iou-thresh X [0.8]           --stability-score-thresh X [0.95]\n"
+     "  --stability-score-offset X [1.0]    --mask-threshold X [0.0]\n"
+     "  --box-nms-thresh X [0.7]            --crop-n-layers N [0]\n"
+     "  --crop-nms-thresh X [0.7]           --crop-overlap-ratio X [0.3413]\n"
+     "  --crop-n-points-downscale-factor N [1]\n"
+     "  --min-mask-region-area N [0]        --output-mode coco_rle|uncompressed_rle|binary_mask\n"
+     "                                      [coco_rle here; the official default binary_mask\n"
+     "                                      writes PNGs and uncompressed counts]\n"
+     "  --use-m2m                           --no-multimask (multimask_output=False)\n"
+     "  --impl ref|fast [fast]  --threads N  --allow-nonfinite  --quiet (no progress)\n"
+     "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
     {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
      "samc track --model CKPT [--config NAME|FILE.json] --frames DIR --out DIR --prompt SPEC ... [options]\n"
      "  --prompt FRAME:OBJ:point=X,Y[,L]     a point on frame FRAME for object id OBJ (repeatable)\n"

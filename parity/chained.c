@@ -161,6 +161,8 @@ samc_status samc__parity_run_chained(parity_run *r, samc_error *err)
         return samc__parity_run_video(r, err);
     if (r->sam3)
         return samc__parity_run_sam3(r, err);
+    if (r->amg)
+        return samc__parity_run_amg(r, err);
     samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;

@@ -212,16 +212,17 @@ static void finish_report(parity_run *r)
     }
 }
 
-static samc_status check_task(samc_dump *d, bool *video, bool *sam3, samc_error *err)
+static samc_status check_task(samc_dump *d, bool *video, bool *sam3, bool *amg, samc_error *err)
 {
     char *task = NULL;
     samc_status st = samc_dump_attr_str(d, "/inputs", "task", &task, err);
-    if (!st && strcmp(task, "image") && strcmp(task, "video") && strcmp(task, "sam3_image"))
+    if (!st && strcmp(task, "image") && strcmp(task, "video") && strcmp(task, "sam3_image") && strcmp(task, "amg"))
         st = samc_fail(err, SAMC_ERR_UNSUPPORTED,
-                       "%s: task '%s' is not supported (samc parity runs 'image', 'video' and 'sam3_image')",
+                       "%s: task '%s' is not supported (samc parity runs 'image', 'video', 'sam3_image' and 'amg')",
                        samc_dump_path(d), task);
     *video = !st && !strcmp(task, "video");
     *sam3 = !st && !strcmp(task, "sam3_image");
+    *amg = !st && !strcmp(task, "amg");
     free(task);
     return st;
 }
@@ -304,7 +305,7 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip};
     samc_status st = samc_dump_open(path, &r.dump, err);
     if (!st) /* before loading any weights */
-        st = check_task(r.dump, &r.video, &r.sam3, err);
+        st = check_task(r.dump, &r.video, &r.sam3, &r.amg, err);
     if (!st)
         st = load_model(&r, path, o, err);
     if (!st)

@@ -22,6 +22,7 @@ typedef struct parity_run {
     int n_calls, cap_calls;
     samc_status st;            /* first internal failure (out of memory, ...) */
     bool video;                /* match records by (module, frame_idx, obj_id) and order */
+    bool amg;                  /* the automatic mask generator task (chained_amg.c) */
     int video_h, video_w;      /* video task: the frames' size */
     samc_sam2_image_opts image_opts; /* image task: the predictor's options */
     int io_rec;                /* the record samc__parity_record_io reads */
@@ -62,5 +63,7 @@ samc_status samc__parity_run_chained(parity_run *r, samc_error *err);
 samc_status samc__parity_run_sam3(parity_run *r, samc_error *err);
 /* Load a sam3 dump's model and exec (chained_sam3.c). */
 samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *impl, samc_error *err);
+/* The amg task (chained_amg.c). */
+samc_status samc__parity_run_amg(parity_run *r, samc_error *err);
 
 #endif

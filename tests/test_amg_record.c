@@ -45,7 +45,7 @@ static void test_record_json(void **state)
 {
     samc_amg_record r = make_record();
     cJSON *o = NULL;
-    assert_int_equal(samc_amg_record_json(&r, true, &o, NULL), SAMC_OK);
+    assert_int_equal(samc_amg_record_json(&r, false, &o, NULL), SAMC_OK);
     /* round trip through text, as a user reads the file */
     char *text = cJSON_PrintUnformatted(o);
     cJSON *back = cJSON_Parse(text);
@@ -58,8 +58,12 @@ static void test_record_json(void **state)
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(seg, "size");
     assert_true(cJSON_GetArrayItem(size, 0)->valueint == 4 &&
                 cJSON_GetArrayItem(size, 1)->valueint == 5);
-    const cJSON *coco = cJSON_GetObjectItemCaseSensitive(back, "segmentation_coco");
+    cJSON *oc = NULL; /* output_mode coco_rle: the same record, the counts as rleToString */
+    assert_int_equal(samc_amg_record_json(&r, true, &oc, NULL), SAMC_OK);
+    const cJSON *coco = cJSON_GetObjectItemCaseSensitive(oc, "segmentation");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(coco, "counts")->valuestring, "523O6");
+    assert_true(num(oc, "area") == 3);
+    cJSON_Delete(oc);
     assert_true(num(back, "area") == 3);
     const float bbox[4] = {1, 1, 1, 1}, crop[4] = {1, 0, 3, 4}, pt[2] = {2.5f, 1.0000001f};
     assert_floats(cJSON_GetObjectItemCaseSensitive(back, "bbox"), bbox, 4);

@@ -8,6 +8,13 @@
 #include "core/amg/amg_grid.h"
 #include "core/base/error.h"
 
+samc_amg_params samc_amg_default_params(void)
+{
+    samc_amg_params p;
+    samc_amg_params_default(&p);
+    return p;
+}
+
 void samc_amg_params_default(samc_amg_params *p)
 {
     *p = (samc_amg_params){

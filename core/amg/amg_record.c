@@ -87,9 +87,7 @@ samc_status samc_amg_record_json(const samc_amg_record *r, bool coco_string, cJS
     if (st)
         return st;
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "segmentation", segmentation(&r->rle, counts_array(&r->rle)));
-    if (ok && s)
-        ok = put(o, "segmentation_coco", segmentation(&r->rle, cJSON_CreateString(s)));
+    bool ok = put(o, "segmentation", segmentation(&r->rle, s ? cJSON_CreateString(s) : counts_array(&r->rle)));
     ok = ok && add_scalars(o, r);
     free(s);
     if (!ok) {

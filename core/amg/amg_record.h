@@ -25,13 +25,12 @@ typedef struct samc_amg_record {
 } samc_amg_record;
 
 /* The official record as a JSON object:
- *   "segmentation": {"size": [h, w], "counts": [...]}   (uncompressed RLE)
+ *   "segmentation": {"size": [h, w], "counts": [...]}   (uncompressed RLE,
+ *       output_mode="uncompressed_rle"), or with coco_string
+ *       {"size": [h, w], "counts": "<rleToString>"} (output_mode="coco_rle")
  *   "area": int, "bbox": [x, y, w, h] (float32 XYWH of the inclusive box),
  *   "predicted_iou", "point_coords": [[x, y]], "stability_score",
- *   "crop_box": [x, y, w, h]
- * and with coco_string also "segmentation_coco": {"size": [h, w],
- * "counts": "<rleToString>"} (what output_mode="coco_rle" returns as
- * "segmentation"). Numbers are written so they read back as the same
+ *   "crop_box": [x, y, w, h]. Numbers are written so they read back as the same
  * float32. *out is owned by the caller (cJSON_Delete). */
 samc_status samc_amg_record_json(const samc_amg_record *r, bool coco_string, cJSON **out,
                                  samc_error *err);

@@ -221,3 +221,13 @@ samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **
     *c = (int)t->shape[1], *h = (int)t->shape[2], *w = (int)t->shape[3];
     return SAMC_OK;
 }
+
+/* core/api/api_internal.h */
+samc_exec *samc__predictor_exec(samc_predictor *p) { return &p->x; }
+
+const samc_sam2_features *samc__predictor_features(const samc_predictor *p)
+{
+    return p->has_image ? &p->features : NULL;
+}
+
+const samc_sam2_image_opts *samc__predictor_opts(const samc_predictor *p) { return &p->opts; }

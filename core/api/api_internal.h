@@ -1,5 +1,7 @@
-/* api_internal.h - what the files of core/api share: the model object, the
- * entry checks and the library's log. */
+/* api_internal.h - what the files of core/api share (the model object, the
+ * entry checks, the library's log), and what other parts of the library (the
+ * batched and automatic-mask-generator API, core/amg/amg_api.c) reach inside a
+ * samc_predictor: its model use, its current image's features, its options. */
 #ifndef SAMC_CORE_API_INTERNAL_H
 #define SAMC_CORE_API_INTERNAL_H
 
@@ -28,5 +30,10 @@ int samc__api_threads(const samc_exec *x);
 
 /* printf-style message to the installed log callback, if `level` passes. */
 void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
+
+samc_exec *samc__predictor_exec(samc_predictor *p);
+/* NULL when no image is set. */
+const samc_sam2_features *samc__predictor_features(const samc_predictor *p);
+const samc_sam2_image_opts *samc__predictor_opts(const samc_predictor *p);
 
 #endif

@@ -323,16 +323,23 @@ samc_status samc_sam2_prompt_encoder(samc_exec *x, const samc_scope *sc, const f
                                      const int32_t *labels, int n, const samc_tensor *mask, samc_tensor *sparse,
                                      samc_tensor *dense, samc_error *err)
 {
+    return samc_sam2_prompt_encoder_batch(x, sc, coords, labels, 1, n, mask, sparse, dense, err);
+}
+
+samc_status samc_sam2_prompt_encoder_batch(samc_exec *x, const samc_scope *sc, const float *coords,
+                                           const int32_t *labels, int B, int n, const samc_tensor *mask,
+                                           samc_tensor *sparse, samc_tensor *dense, samc_error *err)
+{
     const samc_sam2_model *m = x->model;
     const samc_layer *L = samc_layer_get(x, &defs[PROMPT_ENCODER], 0);
     const int64_t D = m->prompt_encoder.embed_dim, e = m->emb;
     const int64_t n_sparse = n ? n + 1 : 0; /* + the padding point (boxes=None) */
-    samc_status st = samc_tensor_allocv(sparse, err, 3, (int64_t)1, n_sparse, D);
+    samc_status st = samc_tensor_allocv(sparse, err, 3, (int64_t)B, n_sparse, D);
     if (!st)
-        st = samc_tensor_allocv(dense, err, 4, (int64_t)1, D, e, e);
+        st = samc_tensor_allocv(dense, err, 4, (int64_t)B, D, e, e);
     if (!st) {
         const samc_tensor *outs[] = {sparse, dense};
-        st = OPS(L)->prompt_encoder(samc_layer_ctx(x, L), &m->prompt_encoder, coords, labels, 1, n, NULL, mask, sparse,
+        st = OPS(L)->prompt_encoder(samc_layer_ctx(x, L), &m->prompt_encoder, coords, labels, B, n, NULL, mask, sparse,
                                     dense);
         st = samc_layer_done(x, L, sc, st, err, 2, slot_names, outs);
     }

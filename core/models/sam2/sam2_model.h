@@ -156,6 +156,12 @@ samc_status samc_sam2_mask_decoder(samc_exec *x, const samc_scope *sc, const sam
 samc_status samc_sam2_prompt_encoder(samc_exec *x, const samc_scope *sc, const float *coords,
                                      const int32_t *labels, int n, const samc_tensor *mask, samc_tensor *sparse,
                                      samc_tensor *dense, samc_error *err);
+/* The same for B prompts of n points each (the official (B,n,2) tensors):
+ * coords (B,n,2), labels (B,n), mask (B,1,4e,4e) or NULL -> sparse
+ * (B, n ? n+1 : 0, D), dense (B,D,e,e). */
+samc_status samc_sam2_prompt_encoder_batch(samc_exec *x, const samc_scope *sc, const float *coords,
+                                           const int32_t *labels, int B, int n, const samc_tensor *mask,
+                                           samc_tensor *sparse, samc_tensor *dense, samc_error *err);
 /* PromptEncoder.get_dense_pe: (1, D, e, e). */
 samc_status samc_sam2_dense_pe(samc_exec *x, samc_tensor *pe, samc_error *err);
 /* SAM2Transforms.postprocess_masks's resize: (1,C,h,w) -> (1,C,H,W), traced. */

@@ -7,6 +7,7 @@
 #include "core/base/error.h"
 #include "core/nn/connected_components.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam2/sam2_predict_batch.h"
 
 static bool finite2(float a, float b) { return isfinite(a) && isfinite(b); }
 
@@ -52,7 +53,7 @@ samc_status samc_sam2_check_prompt(const samc_sam2_model *m, const samc_sam2_fea
 }
 
 /* transform_coords(normalize=True): x / w then * resolution, in float32. */
-static void to_model_coords(float x, float y, const samc_sam2_features *f, int S, float *out)
+void samc__sam2_to_model_coords(float x, float y, const samc_sam2_features *f, int S, float *out)
 {
     const float nx = x / (float)f->orig_w, ny = y / (float)f->orig_h; /* two float32 roundings */
     out[0] = nx * (float)S;
@@ -68,12 +69,12 @@ static samc_status prompt_encode(samc_exec *x, const samc_sam2_features *f, cons
     int32_t *labels = calloc((size_t)(N ? N : 1), sizeof *labels);
     samc_status st = (!coords || !labels) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
     if (!st && p->has_box) { /* box corners first, labels 2 and 3 (_predict) */
-        to_model_coords(p->box[0], p->box[1], f, m->cfg.image_size, coords);
-        to_model_coords(p->box[2], p->box[3], f, m->cfg.image_size, coords + 2);
+        samc__sam2_to_model_coords(p->box[0], p->box[1], f, m->cfg.image_size, coords);
+        samc__sam2_to_model_coords(p->box[2], p->box[3], f, m->cfg.image_size, coords + 2);
         labels[0] = 2, labels[1] = 3;
     }
     for (int i = 0; !st && i < p->n_points; i++) {
-        to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, m->cfg.image_size, coords + 2 * (nb + i));
+        samc__sam2_to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, m->cfg.image_size, coords + 2 * (nb + i));
         labels[nb + i] = p->labels[i];
     }
     samc_tensor mask = {0};
