@@ -134,7 +134,7 @@ samc_status samc_sam2_predict(samc_exec *x, const samc_sam2_features *f, const s
     if (!st) {
         const int64_t C = dec[0].shape[1], s = dec[0].shape[2];
         out->num_masks = (int)C;
-        if (!(st = samc_tensor_allocv(&out->iou, err, 1, C)) && !(st = samc_tensor_allocv(&out->low_res, err, 3, C, s, s))) {
+        if (!(st = samc_tensor_allocv(&out->iou, err, 1, C)) && !(st = samc_tensor_alloc_uninit(&out->low_res, 3, (const int64_t[]){C, s, s}, err))) {
             memcpy(out->iou.data, dec[1].data, (size_t)C * sizeof(float));
             for (int64_t i = 0; i < C * s * s; i++) /* the returned copy only (_predict) */
                 out->low_res.data[i] = fminf(fmaxf(dec[0].data[i], -32.0f), 32.0f);
