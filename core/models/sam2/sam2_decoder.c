@@ -153,9 +153,10 @@ void samc__sam2_describe_decoder(samc_sd *sd, samc_sam2_model *m)
 
 /* ---- wiring ------------------------------------------------------------------- */
 
-/* Wire slots (samc_exec_wire) of the two-way transformer's key maps: the
- * keys ping-pong between KEYS_A and KEYS_B across layers. */
-enum { WIRE_KEYS_A, WIRE_KEYS_B, WIRE_KEY_PE };
+/* Wire slots (samc_exec_wire): the two-way transformer's key maps (the
+ * keys ping-pong between KEYS_A and KEYS_B across layers, their PE) and
+ * the dense prompt embedding (live from the prompt encoder to the decoder). */
+enum { WIRE_KEYS_A, WIRE_KEYS_B, WIRE_KEY_PE, WIRE_DENSE };
 
 /* Threads for the wiring's element-wise passes over n floats: one per 64K
  * floats at most (as fast/'s element-wise kernels), the exec's count. */
@@ -359,8 +360,8 @@ samc_status samc_sam2_prompt_encoder_batch(samc_exec *x, const samc_scope *sc, c
     const int64_t D = m->prompt_encoder.embed_dim, e = m->emb;
     const int64_t n_sparse = n ? n + 1 : 0; /* + the padding point (boxes=None) */
     samc_status st = samc_tensor_allocv(sparse, err, 3, (int64_t)B, n_sparse, D);
-    if (!st)
-        st = samc_tensor_allocv(dense, err, 4, (int64_t)B, D, e, e);
+    if (!st) /* written in full by the body; the caller releases it before its next prompt encoding */
+        st = samc_exec_wire(x, WIRE_DENSE, 4, (const int64_t[]){B, D, e, e}, dense, err);
     if (!st) {
         const samc_tensor *outs[] = {sparse, dense};
         st = OPS(L)->prompt_encoder(samc_layer_ctx(x, L), &m->prompt_encoder, coords, labels, B, n, NULL, mask, sparse,
