@@ -214,10 +214,15 @@ static samc_status twoway_transformer(samc_exec *x, const samc_scope *sc, const 
     const samc_sam2_model *m = x->model;
     const samc_twoway_transformer *tr = &m->mask_decoder.transformer;
     const int64_t B = tokens->shape[0];
-    if ((image_embedding->shape[0] != B && image_embedding->shape[0] != 1) ||
-        (image_pe->shape[0] != B && image_pe->shape[0] != 1) || (dense && dense->shape[0] != B))
+    const samc_tensor *img = image_embedding;
+    if (img->ndim != 4 || image_pe->ndim != 4 || (dense && (dense->ndim != 4 || dense->shape[1] != img->shape[1] ||
+                                                            dense->shape[2] != img->shape[2] ||
+                                                            dense->shape[3] != img->shape[3])))
+        return samc_fail(err, SAMC_ERR_SHAPE, "two-way transformer: image, pe and dense must be (B,C,H,W) alike");
+    if ((img->shape[0] != B && img->shape[0] != 1) || (image_pe->shape[0] != B && image_pe->shape[0] != 1) ||
+        (dense && dense->shape[0] != B))
         return samc_fail(err, SAMC_ERR_SHAPE, "image embedding batch %lld / pe batch %lld vs prompt batch %lld",
-                         (long long)image_embedding->shape[0], (long long)image_pe->shape[0], (long long)B);
+                         (long long)img->shape[0], (long long)image_pe->shape[0], (long long)B);
     samc_tensor k = {0}, kpe = {0}, q = {0}, q2 = {0}, k2 = {0};
     int kslot = WIRE_KEYS_A;
     samc_status st = image_tokens(x, kslot, image_embedding, dense, B, &k, err);
