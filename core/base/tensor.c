@@ -17,7 +17,7 @@ int64_t samc_shape_numel(int ndim, const int64_t *shape)
 
 int64_t samc_numel(const samc_tensor *t) { return samc_shape_numel(t->ndim, t->shape); }
 
-samc_status samc_tensor_alloc(samc_tensor *t, int ndim, const int64_t *shape, samc_error *err)
+static samc_status tensor_alloc(samc_tensor *t, int ndim, const int64_t *shape, bool zero, samc_error *err)
 {
     memset(t, 0, sizeof *t);
     if (ndim < 0 || ndim > SAMC_MAX_DIMS)
@@ -32,11 +32,21 @@ samc_status samc_tensor_alloc(samc_tensor *t, int ndim, const int64_t *shape, sa
         t->shape[i] = shape[i];
     }
     t->ndim = ndim;
-    t->data = calloc((size_t)(n ? n : 1), sizeof(float));
+    t->data = zero ? calloc((size_t)(n ? n : 1), sizeof(float)) : malloc((size_t)(n ? n : 1) * sizeof(float));
     if (!t->data)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory allocating %lld floats", (long long)n);
     t->owns = true;
     return SAMC_OK;
+}
+
+samc_status samc_tensor_alloc(samc_tensor *t, int ndim, const int64_t *shape, samc_error *err)
+{
+    return tensor_alloc(t, ndim, shape, true, err);
+}
+
+samc_status samc_tensor_alloc_uninit(samc_tensor *t, int ndim, const int64_t *shape, samc_error *err)
+{
+    return tensor_alloc(t, ndim, shape, false, err);
 }
 
 samc_status samc_tensor_allocv(samc_tensor *t, samc_error *err, int ndim, ...)
@@ -63,7 +73,7 @@ void samc_tensor_release(samc_tensor *t)
 
 samc_status samc_tensor_copy(samc_tensor *dst, const samc_tensor *src, samc_error *err)
 {
-    samc_status st = samc_tensor_alloc(dst, src->ndim, src->shape, err);
+    samc_status st = samc_tensor_alloc_uninit(dst, src->ndim, src->shape, err);
     if (st)
         return st;
     memcpy(dst->data, src->data, (size_t)samc_numel(src) * sizeof(float));

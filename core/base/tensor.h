@@ -29,6 +29,9 @@ int64_t samc_shape_numel(int ndim, const int64_t *shape);
 /* Allocate zeroed data for the given shape; t->owns = true.
  * Fails with SAMC_ERR_NOMEM on overflow or allocation failure. */
 samc_status samc_tensor_alloc(samc_tensor *t, int ndim, const int64_t *shape, samc_error *err);
+/* The same without zeroing, for a tensor its producer writes in full (a
+ * 4-13 MB activation's memset is a visible share of a predict). */
+samc_status samc_tensor_alloc_uninit(samc_tensor *t, int ndim, const int64_t *shape, samc_error *err);
 /* Convenience: samc_tensor_alloc with the shape given as arguments. */
 samc_status samc_tensor_allocv(samc_tensor *t, samc_error *err, int ndim, ...);
 /* Free owned data and zero the struct. Safe on a zeroed struct. */

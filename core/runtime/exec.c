@@ -51,6 +51,33 @@ samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_e
     return st;
 }
 
+samc_status samc_exec_wire(samc_exec *x, int slot, int ndim, const int64_t *shape, samc_tensor *t, samc_error *err)
+{
+    memset(t, 0, sizeof *t);
+    if (slot < 0 || slot >= SAMC_EXEC_WIRE_SLOTS || ndim < 1 || ndim > SAMC_MAX_DIMS)
+        return samc_fail(err, SAMC_ERR_ARG, "wire slot %d / rank %d out of range", slot, ndim);
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0 || (shape[i] && n > INT64_MAX / 4 / shape[i]))
+            return samc_fail(err, SAMC_ERR_NOMEM, "wire tensor size overflows");
+        n *= shape[i];
+    }
+    const size_t bytes = (size_t)(n ? n : 1) * sizeof(float);
+    /* grown on demand; a slot grown past the cap by a large batch shrinks
+     * back on the next request within the cap (a single prompt after an
+     * automatic mask generator run does not keep its batch maps) */
+    const bool shrink = bytes <= SAMC_EXEC_WIRE_KEEP_BYTES && x->wire_cap[slot] > SAMC_EXEC_WIRE_KEEP_BYTES;
+    if (x->wire_cap[slot] < bytes || shrink) {
+        free(x->wire[slot]);
+        x->wire_cap[slot] = 0;
+        if (!(x->wire[slot] = malloc(bytes)))
+            return samc_fail(err, SAMC_ERR_NOMEM, "out of memory allocating %lld floats", (long long)n);
+        x->wire_cap[slot] = bytes;
+    }
+    *t = samc_tensor_view(x->wire[slot], ndim, shape);
+    return SAMC_OK;
+}
+
 static samc_status check_available(const samc_impl *impl, samc_error *err);
 
 /* ---- instances ------------------------------------------------------------- */
@@ -172,6 +199,8 @@ void samc_exec_free(samc_exec *x)
 {
     if (x->ctx.scratch_free)
         x->ctx.scratch_free(x->ctx.scratch);
+    for (int i = 0; i < SAMC_EXEC_WIRE_SLOTS; i++)
+        free(x->wire[i]);
     free(x->layers);
     memset(x, 0, sizeof *x);
 }

@@ -32,6 +32,10 @@
 
 #define SAMC_LAYER_NAME_MAX 96
 #define SAMC_MAX_OVERRIDES 64
+#define SAMC_EXEC_WIRE_SLOTS 4
+/* A wire slot larger than this (a batch of B maps) is given back at the
+ * next request that fits in it. */
+#define SAMC_EXEC_WIRE_KEEP_BYTES ((size_t)32 << 20)
 
 /* Which frame and object a call works on (video); -1: none. */
 typedef struct samc_scope {
@@ -162,6 +166,11 @@ struct samc_exec {
     void *decide_user;
     samc_ctx ctx;                  /* threads, workspace, the body's error record */
     samc_error body_err;
+    /* The wiring's own reusable buffers (samc_exec_wire): large activations
+     * that every call writes in full (the decoder's token maps), kept so
+     * that a call neither zero-fills nor page-faults them afresh. */
+    float *wire[SAMC_EXEC_WIRE_SLOTS];
+    size_t wire_cap[SAMC_EXEC_WIRE_SLOTS];
 };
 
 samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const void *model, samc_model_base *base,
@@ -172,6 +181,13 @@ samc_status samc_exec_init(samc_exec *x, const samc_layer_family *fam, const voi
 samc_status samc_exec_init_impl(samc_exec *x, const samc_layer_family *fam, const void *model,
                                 samc_model_base *base, const char *impl, samc_error *err);
 void samc_exec_free(samc_exec *x);
+/* A non-owning, uninitialised (ndim, shape) tensor over wire slot `slot`,
+ * grown as needed and kept until samc_exec_free (see
+ * SAMC_EXEC_WIRE_KEEP_BYTES), so that repeated calls reuse touched memory.
+ * The caller writes every element before reading it; a slot serves one
+ * live tensor at a time, and the wiring that uses it must not be re-entered
+ * while it is live. */
+samc_status samc_exec_wire(samc_exec *x, int slot, int ndim, const int64_t *shape, samc_tensor *t, samc_error *err);
 /* The default implementation, by name (overrides stay). */
 samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err);
 /* "LAYER=IMPL": LAYER an instance name or a prefix of some at a '.'

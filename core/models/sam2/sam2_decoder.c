@@ -3,6 +3,7 @@
  * TwoWayTransformer.forward) and @postprocess. Registry rows, weights,
  * isolated runners and wiring of these layers. */
 #include <math.h>
+#include <omp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,49 +153,94 @@ void samc__sam2_describe_decoder(samc_sd *sd, samc_sam2_model *m)
 
 /* ---- wiring ------------------------------------------------------------------- */
 
-/* (B,C,H,W) -> (B,HW,C): flatten(2).permute(0,2,1); b_out repeats batch 0
- * when the source has batch 1 (repeat / expand semantics). */
-static samc_status nchw_to_tokens(const samc_tensor *x, int64_t b_out, samc_tensor *y, samc_error *err)
+/* Wire slots (samc_exec_wire): the two-way transformer's key maps (the
+ * keys ping-pong between KEYS_A and KEYS_B across layers, their PE) and
+ * the dense prompt embedding (live from the prompt encoder to the decoder). */
+enum { WIRE_KEYS_A, WIRE_KEYS_B, WIRE_KEY_PE, WIRE_DENSE };
+
+/* Threads for the wiring's element-wise passes over n floats: one per 64K
+ * floats at most (as fast/'s element-wise kernels), the exec's count. */
+static int wire_threads(const samc_exec *x, int64_t n)
 {
-    const int64_t B = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3];
-    samc_status st = samc_tensor_allocv(y, err, 3, b_out, HW, C);
-    for (int64_t b = 0; !st && b < b_out; b++) {
-        const float *xb = x->data + (B == 1 ? 0 : b) * C * HW;
-        /* 16 pixels (one cache line of each channel plane) at a time: the
-         * pixel-major loop read a 16 KiB-strided column per pixel */
-        for (int64_t i0 = 0; i0 < HW; i0 += 16) {
-            const int64_t i1 = i0 + 16 < HW ? i0 + 16 : HW;
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t i = i0; i < i1; i++)
-                    y->data[(b * HW + i) * C + c] = xb[c * HW + i];
-        }
-    }
-    return st;
+    const int nt = x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    const int64_t pieces = n / 65536;
+    return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
 }
 
+/* (B,C,H,W) [+ dense (b_out,C,H,W)] -> (b_out,HW,C): flatten(2).permute(0,2,1),
+ * with predict_masks' `src = image_embeddings + dense_prompt_embeddings`
+ * fused into the read (the same float sums, no (B,C,H,W) temporary); a
+ * source of batch 1 serves every b (repeat / expand semantics). Written in
+ * full into wire slot `slot`. */
+static samc_status image_tokens(samc_exec *x, int slot, const samc_tensor *img, const samc_tensor *dense,
+                                int64_t b_out, samc_tensor *y, samc_error *err)
+{
+    const int64_t B = img->shape[0], C = img->shape[1], HW = img->shape[2] * img->shape[3];
+    samc_status st = samc_exec_wire(x, slot, 3, (const int64_t[]){b_out, HW, C}, y, err);
+    if (st)
+        return st;
+    const int64_t nblk = (HW + 15) / 16, units = b_out * nblk;
+    float *yd = y->data;
+    const int nt = wire_threads(x, b_out * HW * C);
+    /* 16 pixels (one cache line of each channel plane) at a time: the
+     * pixel-major loop read a 16 KiB-strided column per pixel */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t u = 0; u < units; u++) {
+        const int64_t b = u / nblk, i0 = (u % nblk) * 16, i1 = i0 + 16 < HW ? i0 + 16 : HW;
+        const float *xb = img->data + (B == 1 ? 0 : b) * C * HW;
+        float *yb = yd + b * HW * C;
+        if (dense) {
+            const float *db = dense->data + b * C * HW;
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t i = i0; i < i1; i++)
+                    yb[i * C + c] = xb[c * HW + i] + db[c * HW + i];
+        } else {
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t i = i0; i < i1; i++)
+                    yb[i * C + c] = xb[c * HW + i];
+        }
+    }
+    return SAMC_OK;
+}
+
+/* TwoWayTransformer.forward on src = image_embedding (+ dense when given,
+ * of the tokens' batch: predict_masks' sum, fused into the token layout).
+ * The positional encoding keeps its own batch (1: one copy read by every
+ * batch element, as the bodies accept). */
 static samc_status twoway_transformer(samc_exec *x, const samc_scope *sc, const samc_tensor *image_embedding,
-                                      const samc_tensor *image_pe, const samc_tensor *tokens, samc_tensor *q_out,
-                                      samc_tensor *k_out, samc_error *err)
+                                      const samc_tensor *dense, const samc_tensor *image_pe, const samc_tensor *tokens,
+                                      samc_tensor *q_out, samc_tensor *k_out, samc_error *err)
 {
     const samc_sam2_model *m = x->model;
     const samc_twoway_transformer *tr = &m->mask_decoder.transformer;
-    const int64_t B = image_embedding->shape[0];
+    const int64_t B = tokens->shape[0];
+    const samc_tensor *img = image_embedding;
+    if (img->ndim != 4 || image_pe->ndim != 4 || (dense && (dense->ndim != 4 || dense->shape[1] != img->shape[1] ||
+                                                            dense->shape[2] != img->shape[2] ||
+                                                            dense->shape[3] != img->shape[3])))
+        return samc_fail(err, SAMC_ERR_SHAPE, "two-way transformer: image, pe and dense must be (B,C,H,W) alike");
+    if ((img->shape[0] != B && img->shape[0] != 1) || (image_pe->shape[0] != B && image_pe->shape[0] != 1) ||
+        (dense && dense->shape[0] != B))
+        return samc_fail(err, SAMC_ERR_SHAPE, "image embedding batch %lld / pe batch %lld vs prompt batch %lld",
+                         (long long)img->shape[0], (long long)image_pe->shape[0], (long long)B);
     samc_tensor k = {0}, kpe = {0}, q = {0}, q2 = {0}, k2 = {0};
-    samc_status st = nchw_to_tokens(image_embedding, B, &k, err);
+    int kslot = WIRE_KEYS_A;
+    samc_status st = image_tokens(x, kslot, image_embedding, dense, B, &k, err);
     if (!st)
-        st = nchw_to_tokens(image_pe, B, &kpe, err);
+        st = image_tokens(x, WIRE_KEY_PE, image_pe, NULL, image_pe->shape[0], &kpe, err);
     if (!st)
         st = samc_tensor_copy(&q, tokens, err);
     for (int l = 0; !st && l < tr->depth; l++) {
         const samc_layer *L = samc_layer_get(x, &defs[TWOWAY_LAYER], l);
-        if ((st = samc_tensor_alloc(&q2, q.ndim, q.shape, err)) || (st = samc_tensor_alloc(&k2, k.ndim, k.shape, err)))
+        const int kslot2 = kslot == WIRE_KEYS_A ? WIRE_KEYS_B : WIRE_KEYS_A;
+        if ((st = samc_tensor_alloc(&q2, q.ndim, q.shape, err)) || (st = samc_exec_wire(x, kslot2, k.ndim, k.shape, &k2, err)))
             break;
         const samc_tensor *outs[] = {&q2, &k2};
         st = OPS(L)->twoway_block(samc_layer_ctx(x, L), &tr->layers[l], &q, &k, tokens, &kpe, &q2, &k2);
         if ((st = samc_layer_done(x, L, sc, st, err, 2, slot_names, outs)))
             break;
         samc_tensor_release(&q), samc_tensor_release(&k);
-        q = q2, k = k2;
+        q = q2, k = k2, kslot = kslot2;
         memset(&q2, 0, sizeof q2), memset(&k2, 0, sizeof k2);
     }
     const samc_layer *L = samc_layer_get(x, &defs[TRANSFORMER], 0);
@@ -226,23 +272,6 @@ static samc_status assemble_tokens(const samc_mask_decoder *d, const samc_tensor
         memcpy(t, d->iou_token, (size_t)D * sizeof(float)), t += D;
         memcpy(t, d->mask_tokens, (size_t)(d->num_mask_tokens * D) * sizeof(float)), t += d->num_mask_tokens * D;
         memcpy(t, sparse->data + b * Ns * D, (size_t)(Ns * D) * sizeof(float));
-    }
-    return st;
-}
-
-/* src = image_embeddings (repeated over B when repeat_image) + dense. */
-static samc_status add_dense(const samc_tensor *img, const samc_tensor *dense, bool repeat, samc_tensor *src,
-                             samc_error *err)
-{
-    const int64_t B = dense->shape[0], n = samc_numel(dense) / B;
-    if (!repeat && img->shape[0] != B && img->shape[0] != 1)
-        return samc_fail(err, SAMC_ERR_SHAPE, "image embedding batch %lld vs prompt batch %lld",
-                         (long long)img->shape[0], (long long)B);
-    samc_status st = samc_tensor_alloc(src, dense->ndim, dense->shape, err);
-    for (int64_t b = 0; !st && b < B; b++) {
-        const float *ib = img->data + (img->shape[0] == 1 ? 0 : b) * n;
-        for (int64_t i = 0; i < n; i++)
-            src->data[b * n + i] = ib[i] + dense->data[b * n + i];
     }
     return st;
 }
@@ -288,13 +317,14 @@ samc_status samc_sam2_mask_decoder(samc_exec *x, const samc_scope *sc, const sam
     const samc_mask_decoder *d = &m->mask_decoder;
     const samc_layer *L = samc_layer_get(x, &defs[MASK_DECODER], 0);
     const int64_t B = sparse->shape[0], M = d->num_mask_tokens, e = m->emb;
-    samc_tensor tok = {0}, src = {0}, hs = {0}, keys = {0}, masks = {0}, iou = {0};
+    samc_tensor tok = {0}, hs = {0}, keys = {0}, masks = {0}, iou = {0};
     memset(out, 0, 4 * sizeof *out);
+    if (dense->shape[0] != B || (!repeat_image && image_embed->shape[0] != B && image_embed->shape[0] != 1))
+        return samc_fail(err, SAMC_ERR_SHAPE, "image embedding batch %lld / dense batch %lld vs prompt batch %lld",
+                         (long long)image_embed->shape[0], (long long)dense->shape[0], (long long)B);
     samc_status st = assemble_tokens(d, sparse, &tok, err);
-    if (!st)
-        st = add_dense(image_embed, dense, repeat_image, &src, err);
-    if (!st)
-        st = twoway_transformer(x, sc, &src, image_pe, &tok, &hs, &keys, err);
+    if (!st) /* src = image_embeddings (repeated over B) + dense, summed in the token layout */
+        st = twoway_transformer(x, sc, image_embed, dense, image_pe, &tok, &hs, &keys, err);
     if (!st && !(st = samc_tensor_allocv(&masks, err, 4, B, M, 4 * e, 4 * e)) &&
         !(st = samc_tensor_allocv(&iou, err, 2, B, M)) && !(st = samc_tensor_allocv(&out[3], err, 2, B, (int64_t)1))) {
         st = OPS(L)->mask_decoder_heads(samc_layer_ctx(x, L), d, &hs, &keys, (int)e, (int)e, feat_s0, feat_s1, &masks,
@@ -314,7 +344,7 @@ samc_status samc_sam2_mask_decoder(samc_exec *x, const samc_scope *sc, const sam
         for (int i = 0; i < 4; i++)
             samc_tensor_release(&out[i]);
     }
-    samc_tensor_release(&tok), samc_tensor_release(&src), samc_tensor_release(&hs);
+    samc_tensor_release(&tok), samc_tensor_release(&hs);
     samc_tensor_release(&keys), samc_tensor_release(&masks), samc_tensor_release(&iou);
     return st;
 }
@@ -335,8 +365,8 @@ samc_status samc_sam2_prompt_encoder_batch(samc_exec *x, const samc_scope *sc, c
     const int64_t D = m->prompt_encoder.embed_dim, e = m->emb;
     const int64_t n_sparse = n ? n + 1 : 0; /* + the padding point (boxes=None) */
     samc_status st = samc_tensor_allocv(sparse, err, 3, (int64_t)B, n_sparse, D);
-    if (!st)
-        st = samc_tensor_allocv(dense, err, 4, (int64_t)B, D, e, e);
+    if (!st) /* written in full by the body; the caller releases it before its next prompt encoding */
+        st = samc_exec_wire(x, WIRE_DENSE, 4, (const int64_t[]){B, D, e, e}, dense, err);
     if (!st) {
         const samc_tensor *outs[] = {sparse, dense};
         st = OPS(L)->prompt_encoder(samc_layer_ctx(x, L), &m->prompt_encoder, coords, labels, B, n, NULL, mask, sparse,
@@ -352,8 +382,8 @@ samc_status samc_sam2_dense_pe(samc_exec *x, samc_tensor *pe, samc_error *err)
 {
     const samc_sam2_model *m = x->model;
     const samc_layer *L = samc_layer_get(x, &defs[PE_LAYER], 0);
-    samc_status st = samc_tensor_allocv(pe, err, 4, (int64_t)1, (int64_t)m->prompt_encoder.embed_dim, (int64_t)m->emb,
-                                        (int64_t)m->emb);
+    const int64_t shape[4] = {1, m->prompt_encoder.embed_dim, m->emb, m->emb};
+    samc_status st = samc_tensor_alloc_uninit(pe, 4, shape, err); /* the body writes it in full */
     if (!st)
         st = samc_layer_done(x, L, NULL, OPS(L)->dense_pe(samc_layer_ctx(x, L), &m->prompt_encoder, pe), err, 0, NULL,
                              NULL);
@@ -366,7 +396,8 @@ samc_status samc_sam2_postprocess(samc_exec *x, const samc_tensor *low, int H, i
                                   samc_error *err)
 {
     const samc_layer *L = samc_layer_get(x, &defs[POSTPROCESS], 0);
-    samc_status st = samc_tensor_allocv(out, err, 4, low->shape[0], low->shape[1], (int64_t)H, (int64_t)W);
+    const int64_t shape[4] = {low->shape[0], low->shape[1], H, W};
+    samc_status st = samc_tensor_alloc_uninit(out, 4, shape, err); /* every pixel is interpolated */
     const samc_tensor *outs[] = {out};
     if (!st)
         st = samc_layer_done(x, L, &samc_no_scope, OPS(L)->postprocess(samc_layer_ctx(x, L), low, H, W, out), err, 1,
@@ -492,7 +523,7 @@ static samc_status iso_transformer(samc_exec *x, int index, const samc_layer_io 
         st = samc_io_tensor(in, "point_embedding", "2", &c, err);
     samc_capture_begin(x, &cap, defs[TRANSFORMER].pattern, out);
     if (!st)
-        st = twoway_transformer(x, &samc_no_scope, &a, &b, &c, &q, &k, err);
+        st = twoway_transformer(x, &samc_no_scope, &a, NULL, &b, &c, &q, &k, err);
     samc_capture_end(x, &cap);
     samc_tensor_release(&a), samc_tensor_release(&b), samc_tensor_release(&c);
     samc_tensor_release(&q), samc_tensor_release(&k);

@@ -4,7 +4,6 @@
  * pass with repeat_image when B > 1 (the image embedding and high-res
  * features stay batch 1: the bodies broadcast them), postprocess_masks on the
  * (B, C, h, w) logits, and the clamped low-res copy. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +117,8 @@ samc_status samc_sam2_predict_batch(samc_exec *x, const samc_sam2_features *f, c
         out->B = p->B, out->C = (int)dec[0].shape[1];
         out->iou = dec[1], dec[1] = (samc_tensor){0};
         out->low_res = dec[0], dec[0] = (samc_tensor){0};
-        for (int64_t i = 0; i < samc_numel(&out->low_res); i++) /* the returned copy only (_predict) */
-            out->low_res.data[i] = fminf(fmaxf(out->low_res.data[i], -32.0f), 32.0f);
+        /* the returned copy only (_predict) */
+        samc__sam2_clamp_logits(out->low_res.data, out->low_res.data, samc_numel(&out->low_res));
     }
     if (st)
         samc_sam2_batch_prediction_release(out);

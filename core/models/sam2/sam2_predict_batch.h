@@ -33,6 +33,8 @@ samc_status samc_sam2_predict_batch(samc_exec *x, const samc_sam2_features *f, c
                                     samc_error *err);
 /* transform_coords(normalize=True) in float32 (sam2_predict.c). */
 void samc__sam2_to_model_coords(float x, float y, const samc_sam2_features *f, int S, float *out);
+/* _predict's returned low-res copy: torch.clamp(src, -32, 32) into dst (may alias) (sam2_predict.c). */
+void samc__sam2_clamp_logits(float *dst, const float *src, int64_t n);
 void samc_sam2_batch_prediction_release(samc_sam2_batch_prediction *p);
 
 #endif
