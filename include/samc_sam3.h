@@ -58,6 +58,9 @@ void samc_sam3_processor_free(samc_sam3_processor *p);
 /* The implementation it runs ("fast") and the threads it uses; "" / 0 for NULL. */
 const char *samc_sam3_processor_impl(const samc_sam3_processor *p);
 int samc_sam3_processor_threads(const samc_sam3_processor *p);
+/* Run one layer with another implementation ("LAYER=IMPL", names as
+ * `samc info CKPT --layers` lists them). */
+samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err);
 
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,

@@ -90,6 +90,14 @@ const char *samc_sam3_processor_impl(const samc_sam3_processor *p) { return p ? 
 
 int samc_sam3_processor_threads(const samc_sam3_processor *p) { return p ? samc__api_threads(&p->x) : 0; }
 
+samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(spec, err);
+    return samc_exec_add_override(&p->x, spec, err);
+}
+
 /* The trace reports each completed parity point: the ViT's blocks give the
  * progress of set_image. */
 static void encode_progress(void *user, const char *module, const samc_scope *sc, int nslots,
