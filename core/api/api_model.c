@@ -27,7 +27,12 @@ static samc_status load_sam3(const char *path, const samc_model_params *mp, samc
     else if (!st && !m->sam3->tok)
         st = samc_fail(err, SAMC_ERR_ARG, "%s: a SAM 3 model needs the tokenizer's vocabulary "
                        "bpe_simple_vocab_16e6.txt.gz: give it with --vocab FILE (samc_model_params.vocab)", path);
-    snprintf(m->config_name, sizeof m->config_name, "%s", mp->config ? mp->config : "sam3 (built-in release)");
+    if (mp->config)
+        snprintf(m->config_name, sizeof m->config_name, "%s", mp->config);
+    else if (m->sam3 && samc_weights_get_format(m->sam3->base.weights) == SAMC_WEIGHTS_H5)
+        snprintf(m->config_name, sizeof m->config_name, "%s:/model/config_json", path);
+    else
+        snprintf(m->config_name, sizeof m->config_name, "sam3 (built-in release)");
     return st;
 }
 

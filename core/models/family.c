@@ -28,20 +28,25 @@ bool samc_weights_family(const samc_weights *w, samc_family *fam)
     return false;
 }
 
-static samc_status dump_family(const char *path, samc_family *fam, samc_error *err)
+/* A dump by its task; *known false when it names none (an .h5 of weights
+ * only: told by its keys). */
+static samc_status dump_family(const char *path, samc_family *fam, bool *known, samc_error *err)
 {
     samc_h5_meta meta;
     samc_status st = samc_h5_meta_read(path, false, &meta, err);
     if (st)
         return st;
     const char *t = meta.task;
-    if (t && !strcmp(t, "sam3_image"))
+    *known = t != NULL;
+    if (!t)
+        ;
+    else if (!strcmp(t, "sam3_image"))
         *fam = SAMC_FAMILY_SAM3;
-    else if (t && (!strcmp(t, "image") || !strcmp(t, "video") || !strcmp(t, "amg")))
+    else if (!strcmp(t, "image") || !strcmp(t, "video") || !strcmp(t, "amg"))
         *fam = SAMC_FAMILY_SAM2;
     else
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', which holds no SAM 2 or SAM 3 model (model "
-                       "dumps have /inputs task image, video, amg or sam3_image)", path, t ? t : "(none)");
+                       "dumps have /inputs task image, video, amg or sam3_image)", path, t);
     samc_h5_meta_free(&meta);
     return st;
 }
@@ -52,9 +57,10 @@ samc_status samc_detect_family(const char *path, samc_family *fam, samc_error *e
     samc_status st = samc_weights_detect(path, &fmt, err);
     if (st)
         return st;
-    if (fmt == SAMC_WEIGHTS_H5)
-        return dump_family(path, fam, err);
-    samc_weights *w = NULL; /* the .pt / .safetensors index only: tensors stay mapped, unread */
+    bool known = false;
+    if (fmt == SAMC_WEIGHTS_H5 && ((st = dump_family(path, fam, &known, err)) || known))
+        return st;
+    samc_weights *w = NULL; /* .pt / .safetensors: the index only, tensors stay mapped, unread */
     if ((st = samc_weights_open(path, &w, err)))
         return st;
     if (!samc_weights_family(w, fam))

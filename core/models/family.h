@@ -18,9 +18,9 @@ bool samc_weights_has_prefix(const samc_weights *w, const char *prefix);
 bool samc_weights_family(const samc_weights *w, samc_family *fam);
 
 /* The family of the file at `path`: a parity dump by its task (image, video,
- * amg: SAM 2; sam3_image: SAM 3), a checkpoint by its keys. A dump of
- * another task, or weights of neither family, is an error naming the path
- * and what it holds. */
+ * amg: SAM 2; sam3_image: SAM 3; an .h5 naming no task: by its keys), a
+ * checkpoint by its keys. A dump of another task, or weights of neither
+ * family, is an error naming the path and what it holds. */
 samc_status samc_detect_family(const char *path, samc_family *fam, samc_error *err);
 
 #endif
