@@ -81,13 +81,13 @@ static const cli_command commands[] = {
      "  --strict                no re-synchronised decisions\n"
      "  --tol X                 tolerance (default: the implementation's)\n"
      "  --json FILE             the report as JSON\n"},
-    {"info", cmd_info, "show the detected config, key check, implementation and threads",
-     "samc info [CKPT] [options]\n"
+    {"info", cmd_info, "show the model family, detected config, key check, implementation and threads",
+     "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
      "  --config NAME|FILE      config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
      "  --impls                 the implementations (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
-     "  --keys                  the state_dict keys the config implies\n"},
+     "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
      "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
      "           [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"

@@ -286,6 +286,33 @@ static void test_bad_inputs(void **state)
     free(s3), free(v), free(garbage), free(trunc), free(sam2), free(sam2_cfg);
 }
 
+/* `samc info` on SAM 3: the family, the config, the strict key check (the
+ * tiny checkpoint against the released config fails it, naming the key). */
+static void test_info(void **state)
+{
+    (void)state;
+    char *a = tu_strdupf("info '%s' --config '%s' --layers", g_ck, g_cfg);
+    tu_run_result r = tu_run_samc(g_tmp, a);
+    assert_int_equal(r.rc, 0);
+    tu_assert_contains(r.out, "family: SAM 3");
+    tu_assert_contains(r.out, "check: every key and shape matches the config");
+    tu_assert_contains(r.out, "not included: segment needs --vocab FILE");
+    tu_assert_contains(r.out, "backbone.vision_backbone.trunk.blocks.0");
+    tu_run_free(&r), free(a);
+    a = tu_strdupf("info '%s'", g_dump);
+    r = tu_run_samc(g_tmp, a);
+    assert_int_equal(r.rc, 0);
+    tu_assert_contains(r.out, "config: the dump's /model/config_json");
+    tu_assert_contains(r.out, "vocabulary: in the dump");
+    tu_run_free(&r), free(a);
+    a = tu_strdupf("info '%s'", g_ck);
+    r = tu_run_samc(g_tmp, a);
+    assert_int_equal(r.rc, 1);
+    tu_assert_contains(r.out, "check: FAILED");
+    tu_assert_contains(r.out, "expected shape (1024,3,14,14) for config 'sam3 (built-in release)'");
+    tu_run_free(&r), free(a);
+}
+
 /* The dump's image as a PNG (lossless: the same pixels the official run saw). */
 static int setup(void **state)
 {
@@ -317,6 +344,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_official_session), cmocka_unit_test(test_long_text),
+                                       cmocka_unit_test(test_info),
                                        cmocka_unit_test(test_bad_inputs)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
