@@ -22,6 +22,10 @@ const char *samc_family_name(samc_family family) { return family == SAMC_FAMILY_
 static samc_status load_sam3(const char *path, const samc_model_params *mp, samc_model *m, samc_error *err)
 {
     samc_status st = samc_sam3_model_load(path, mp->config, &m->sam3, err);
+    samc_error fe = {0};
+    if (!st && !mp->allow_nonfinite && samc_weights_check_finite(m->sam3->base.weights, &fe))
+        st = samc_fail(err, fe.status, "%s (refused; --allow-nonfinite or samc_model_params.allow_nonfinite loads it "
+                       "anyway)", fe.msg);
     if (!st && mp->vocab)
         st = samc_sam3_model_set_vocab(m->sam3, NULL, 0, mp->vocab, err);
     else if (!st && !m->sam3->tok)
