@@ -213,9 +213,34 @@ static void test_refusals(void **state)
     free(ck), free(sam2), free(voc), free(cfg), free(sam2_dump), free(amg), free(sam2_cfg);
 }
 
+/* A NaN in the weights (the last float of the .safetensors data set to
+ * all-ones bits) is refused, naming it, unless allow_nonfinite. */
+static void test_nonfinite(void **state)
+{
+    (void)state;
+    char *sf = tu_src_path(CKPT ".safetensors"), *cfg = tu_src_path(CKPT ".config.json"), *voc = tu_src_path(VOCAB);
+    char *dir = tu_mkdtemp("sam3_api"), *bad = tu_join(dir, "nan.safetensors");
+    uint8_t *data = NULL;
+    size_t n = 0;
+    assert_int_equal(tu_read_file(sf, &data, &n), 0);
+    memset(data + n - 4, 0xff, 4);
+    assert_int_equal(tu_write_file(bad, data, n), 0);
+    samc_model_params mp = samc_model_default_params();
+    mp.config = cfg, mp.vocab = voc;
+    samc_model *m = NULL;
+    samc_error e = {0};
+    expect(samc_model_load(bad, &mp, &m, &e), SAMC_ERR_FORMAT, &e, "allow_nonfinite");
+    assert_null(m);
+    mp.allow_nonfinite = 1;
+    assert_int_equal(samc_model_load(bad, &mp, &m, &e), SAMC_OK);
+    samc_model_free(m);
+    tu_rmtree(dir);
+    free(data), free(sf), free(cfg), free(voc), free(dir), free(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_session_fast_and_ref), cmocka_unit_test(test_dump_as_model),
-                                       cmocka_unit_test(test_refusals)};
+                                       cmocka_unit_test(test_refusals), cmocka_unit_test(test_nonfinite)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
