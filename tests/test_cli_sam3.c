@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,28 @@ static void test_long_text(void **state)
     free(il), free(is), free(dl), free(ds);
 }
 
+/* An .h5 whose /inputs names the task `task` (a dump of a task samc has no
+ * model for), with one weight. */
+static char *task_dump(const char *task)
+{
+    char *path = tu_join(g_tmp, "other_task.h5");
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t g = H5Gcreate2(f, "/inputs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(g, "task", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Awrite(a, t, &task) >= 0);
+    H5Aclose(a), H5Gclose(g);
+    g = H5Gcreate2(f, "/weights", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const float one = 1.0f;
+    hid_t ds = H5Dcreate2(g, "w", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &one) >= 0);
+    H5Dclose(ds), H5Gclose(g), H5Sclose(sp), H5Tclose(t), H5Fclose(f);
+    return path;
+}
+
 /* A refusal: exit code `rc`, stderr naming the problem, nothing in --out. */
 static void refused(const char *args, int rc, const char *want)
 {
@@ -277,6 +300,10 @@ static void test_bad_inputs(void **state)
     refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --point 5,5 --vocab '%s'", dumps[0], g_img, g_voc), 2,
             "--vocab is a SAM 3 option");
     refused(a[n++] = tu_strdupf("--image '%s' --text dog", g_img), 2, "needs --model");
+    char *other = task_dump("depth_estimation");
+    refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --text dog", other, g_img), 1,
+            "a dump of task 'depth_estimation', which holds no SAM 2 or SAM 3 model");
+    free(other);
     /* not a model at all */
     refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --text dog", g_img, g_img), 1, g_img);
     for (int i = 0; i < n; i++)

@@ -38,13 +38,11 @@ static samc_status dump_family(const char *path, samc_family *fam, bool *known, 
         return st;
     const char *t = meta.task;
     *known = t != NULL;
-    if (!t)
-        ;
-    else if (!strcmp(t, "sam3_image"))
+    if (*known && !strcmp(t, "sam3_image"))
         *fam = SAMC_FAMILY_SAM3;
-    else if (!strcmp(t, "image") || !strcmp(t, "video") || !strcmp(t, "amg"))
+    else if (*known && (!strcmp(t, "image") || !strcmp(t, "video") || !strcmp(t, "amg")))
         *fam = SAMC_FAMILY_SAM2;
-    else
+    else if (*known)
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', which holds no SAM 2 or SAM 3 model (model "
                        "dumps have /inputs task image, video, amg or sam3_image)", path, t);
     samc_h5_meta_free(&meta);
