@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_model.h"
 #include "samc.h"
 
 static void print_impls(void)
@@ -24,22 +26,23 @@ static void print_impls(void)
     }
 }
 
-/* Every layer instance with its kind and whether it is a parity point. */
-static int print_layers(samc_sam2_model *m)
+/* Every layer instance with its kind (SAM 2) and whether it is a parity point. */
+static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
 {
-    samc_exec x;
-    samc_error err = {0};
-    if (samc_sam2_exec_init(&x, m, &err)) {
-        fprintf(stderr, "samc info: %s\n", err.msg);
+    if (st) {
+        fprintf(stderr, "samc info: %s\n", err->msg);
         return 1;
     }
+    const samc_exec x = *xp;
+    const bool sam2 = x.fam == &samc_sam2_family;
     printf("layers (%d):\n", x.n_layers);
     for (int i = 0; i < x.n_layers; i++) {
         const samc_layer *L = &x.layers[i];
-        const char *kind = L->def->table < 0 ? "(composite)" : samc_sam2_kind_name(L->def->table, L->def->op);
+        const char *kind = L->def->table < 0 ? "(composite)" : sam2 ? samc_sam2_kind_name(L->def->table, L->def->op)
+                                                                    : "";
         printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", L->def->flags & SAMC_LAYER_PARITY ? "parity point" : "");
     }
-    samc_exec_free(&x);
+    samc_exec_free(xp);
     return 0;
 }
 
@@ -57,6 +60,44 @@ static int print_keys(const samc_sam2_config *cfg)
     }
     samc_key_list_free(&keys);
     return 0;
+}
+
+/* A SAM 3 checkpoint or dump: the family, the config, the strict key check
+ * (the loader's: every key and shape before anything is computed). */
+static int info_sam3(const char *ckpt, const char *config, bool layers)
+{
+    samc_error err = {0};
+    samc_weights *w = NULL;
+    if (samc_weights_open(ckpt, &w, &err)) {
+        fprintf(stderr, "samc info: %s\n", err.msg);
+        return 1;
+    }
+    long long params = 0;
+    for (size_t i = 0; i < samc_weights_count(w); i++)
+        params += (long long)samc_numel(samc_weights_at(w, i));
+    static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
+    const bool dump = samc_weights_get_format(w) == SAMC_WEIGHTS_H5;
+    printf("file: %s\nfamily: SAM 3\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
+           fmts[samc_weights_get_format(w)], samc_weights_count(w), params,
+           config ? config : dump ? "the dump's /model/config_json" : "sam3 (built-in release)");
+    samc_weights_free(w);
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version());
+    samc_sam3_model *m = NULL;
+    if (samc_sam3_model_load(ckpt, config, &m, &err)) {
+        printf("check: FAILED: %s\n", err.msg);
+        return 1;
+    }
+    printf("check: every key and shape matches the config (resolution %d, %d ViT blocks)\n", m->resolution,
+           m->n_blocks);
+    printf("vocabulary: %s\n", m->tok ? "in the dump (/model/bpe_vocab_gz)" : "not included: segment needs --vocab FILE");
+    int rc = 0;
+    if (layers) {
+        samc_exec x;
+        rc = print_layers(&x, samc_sam3_exec_init(&x, m, NULL, &err), &err);
+    }
+    samc_sam3_model_free(m);
+    return rc;
 }
 
 int cmd_info(int argc, char **argv)
@@ -90,6 +131,19 @@ int cmd_info(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     samc_error err = {0};
+    samc_family fam;
+    if (samc_detect_family(ckpt, &fam, &err)) {
+        fprintf(stderr, "samc info: %s\n", err.msg);
+        return 1;
+    }
+    if (fam == SAMC_FAMILY_SAM3) {
+        if (keys || allow_nonfinite) {
+            fprintf(stderr, "samc info: %s is a SAM 3 checkpoint: --keys and --allow-nonfinite are SAM 2 options\n",
+                    ckpt);
+            return CLI_EXIT_USAGE;
+        }
+        return info_sam3(ckpt, config, layers);
+    }
     samc_weights *w = NULL;
     samc_sam2_config cfg;
     if (samc_weights_open(ckpt, &w, &err) ||
@@ -105,7 +159,7 @@ int cmd_info(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         params += (long long)samc_numel(samc_weights_at(w, i));
     static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
-    printf("file: %s\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
+    printf("file: %s\nfamily: SAM 2\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
            fmts[samc_weights_get_format(w)], n, params, cfg.name);
     /* What segment and track would run this checkpoint with by default. */
     printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
@@ -135,7 +189,8 @@ int cmd_info(int argc, char **argv)
             return 1;
         }
         w = NULL;
-        rc = print_layers(m);
+        samc_exec x;
+        rc = print_layers(&x, samc_sam2_exec_init(&x, m, &err), &err);
         samc_sam2_model_free(m);
     }
     samc_weights_free(w);

@@ -1,4 +1,7 @@
-/* cmd_segment.c - `samc segment`: prompts -> mask PNGs, an overlay and JSON. */
+/* cmd_segment.c - `samc segment`: prompts -> mask PNGs, an overlay and JSON.
+ * The options of both families are parsed here; the model's family (SAM 2:
+ * points, one box, a mask; SAM 3: a text and exemplar boxes) decides which
+ * apply, before anything loads. SAM 3's run is cmd_segment_sam3.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,27 +11,31 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_segment.h"
+#include "core/models/family.h"
 #include "core/base/error.h"
 #include "core/base/fileio.h"
 #include "core/io/image_io.h"
 #include "samc.h"
 
-#define MAX_POINTS 256
-
-typedef struct seg_args {
-    const char *model, *config, *image, *mask_input, *out, *impl;
-    const char *overrides[64];
-    int n_overrides, n_points, threads;
-    double max_hole_area, max_sprinkle_area;
-    float points[2 * MAX_POINTS], box[4];
-    int32_t labels[MAX_POINTS];
-    bool has_box, multimask, allow_nonfinite;
-} seg_args;
+/* "X0,Y0,X1,Y1" or "X0,Y0,X1,Y1,neg" (a negative exemplar, SAM 3). */
+static samc_status parse_box(const char *v, float *box, bool *positive, samc_error *err)
+{
+    char buf[256];
+    const size_t n = strlen(v);
+    *positive = !(n > 4 && n < sizeof buf && !strcmp(v + n - 4, ",neg"));
+    if (*positive)
+        return cli_parse_box(v, box, err);
+    memcpy(buf, v, n - 4);
+    buf[n - 4] = '\0';
+    return cli_parse_box(buf, box, err);
+}
 
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
     a->impl = NULL; /* the library's default: fast */
+    a->threshold = -1.0f;
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -56,23 +63,31 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
             if (!cli_parse_floats(v, &x, 1) || x < 0)
                 return samc_fail(err, SAMC_ERR_ARG, "%s '%s': expected a number >= 0", f, v);
             *(f[6] == 'h' ? &a->max_hole_area : &a->max_sprinkle_area) = x;
+            a->has_hole_opts = true;
+        }
+        else if (!strcmp(f, "--text")) {
+            if (!*v)
+                return samc_fail(err, SAMC_ERR_ARG, "--text: empty text (give the concept, e.g. --text \"a dog\")");
+            a->text = v;
+        } else if (!strcmp(f, "--vocab")) a->vocab = v;
+        else if (!strcmp(f, "--threshold")) {
+            if (!cli_parse_floats(v, &a->threshold, 1) || a->threshold < 0 || a->threshold > 1)
+                return samc_fail(err, SAMC_ERR_ARG, "--threshold '%s': expected a number in [0, 1]", v);
         }
         else if (!strcmp(f, "--impl-override")) {
             if (a->n_overrides == 64)
                 return samc_fail(err, SAMC_ERR_ARG, "too many --impl-override");
             a->overrides[a->n_overrides++] = v;
         } else if (!strcmp(f, "--point")) {
-            if (a->n_points == MAX_POINTS)
-                return samc_fail(err, SAMC_ERR_ARG, "more than %d --point", MAX_POINTS);
+            if (a->n_points == SEG_MAX_POINTS)
+                return samc_fail(err, SAMC_ERR_ARG, "more than %d --point", SEG_MAX_POINTS);
             st = cli_parse_point(v, a->points + 2 * a->n_points, a->labels + a->n_points, err);
             a->n_points++;
         } else if (!strcmp(f, "--box")) {
-            if (a->has_box)
-                return samc_fail(err, SAMC_ERR_ARG,
-                                 "--box given twice ('%s'): the image predictor takes one box per prompt; run once "
-                                 "per box (or `samc amg` for every object)", v);
-            st = cli_parse_box(v, a->box, err);
-            a->has_box = true;
+            if (a->n_boxes == SEG_MAX_BOXES)
+                return samc_fail(err, SAMC_ERR_ARG, "more than %d --box", SEG_MAX_BOXES);
+            st = parse_box(v, a->boxes + 4 * a->n_boxes, &a->box_positive[a->n_boxes], err);
+            a->n_boxes++;
         } else
             return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
         if (st)
@@ -241,8 +256,9 @@ static samc_status write_json(const char *dir, const seg_args *a, const samc_pre
     return st;
 }
 
-static void encode_progress(void *user, const char *what, int done, int total)
+void cmd_segment_progress(void *user, const char *what, int done, int total)
 {
+    (void)user, (void)what;
     cli_progress("encoding", done, total, NULL);
 }
 
@@ -252,10 +268,40 @@ static void use_demo(seg_args *a, char *model, char *config, char *image, size_t
     cli_demo_paths(model, config, image, n);
     a->model = model, a->image = image;
     a->config = a->config ? a->config : config;
-    if (!a->n_points && !a->has_box && !a->mask_input) {
+    if (!a->n_points && !a->n_boxes && !a->mask_input) {
         a->points[0] = 160, a->points[1] = 120, a->labels[0] = 1, a->n_points = 1;
         a->multimask = true;
     }
+}
+
+/* The options of the other family are usage errors, found before anything
+ * loads; SAM 2 takes one positive box (the predictor's one box per prompt). */
+static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
+{
+    const char *fname = samc_family_name(fam);
+    if (fam == SAMC_FAMILY_SAM3) {
+        const char *bad = a->n_points ? "--point" : a->mask_input ? "--mask-input" : a->multimask ? "--multimask"
+                        : a->has_hole_opts ? "--max-hole-area/--max-sprinkle-area" : NULL;
+        if (bad)
+            return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 2 option; %s is a %s model, which takes --text and "
+                             "--box X0,Y0,X1,Y1[,neg] prompts", bad, a->model, fname);
+        if (!a->text && !a->n_boxes)
+            return samc_fail(err, SAMC_ERR_ARG, "no prompt: a SAM 3 model takes --text and/or --box");
+        return SAMC_OK;
+    }
+    const char *bad = a->text ? "--text" : a->vocab ? "--vocab" : a->threshold >= 0 ? "--threshold" : NULL;
+    if (bad)
+        return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
+                         "and --mask-input prompts", bad, a->model, fname);
+    if (a->n_boxes > 1)
+        return samc_fail(err, SAMC_ERR_ARG, "--box given twice: the image predictor takes one box per prompt; run "
+                         "once per box (or `samc amg` for every object)");
+    if (a->n_boxes && !a->box_positive[0])
+        return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3 exemplars; %s is a %s model",
+                         a->model, fname);
+    a->has_box = a->n_boxes == 1;
+    memcpy(a->box, a->boxes, sizeof a->box);
+    return SAMC_OK;
 }
 
 /* Everything the command line can get wrong, checked before the model loads. */
@@ -276,7 +322,7 @@ static samc_predictor_params predictor_params(const seg_args *a)
     pp.n_threads = a->threads;
     pp.max_hole_area = a->max_hole_area, pp.max_sprinkle_area = a->max_sprinkle_area;
     if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
-        pp.progress = encode_progress;
+        pp.progress = cmd_segment_progress;
     return pp;
 }
 
@@ -292,22 +338,15 @@ static void print_summary(const seg_args *a, const samc_predictor *p, const samc
            t->load + t->set_image + t->predict);
 }
 
-static samc_status run(seg_args *a, samc_error *err)
+static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error *err)
 {
-    char model[4096], image[4096], config[4096];
-    if (!a->model)
-        use_demo(a, model, config, image, sizeof model);
-    if (!a->image)
-        return samc_fail(err, SAMC_ERR_ARG, "--image is required");
-    samc_image img = {0};
+    const samc_image img = *im;
     samc_model *mdl = NULL;
     samc_predictor *p = NULL;
     samc_masks m = {0};
     float *mask = NULL;
     seg_timing tm = {0};
-    samc_status st = samc_image_load(a->image, &img, err);
-    if (!st)
-        st = check_inputs(a, &img, err);
+    samc_status st = check_inputs(a, &img, err);
 
     double t0 = cli_now();
     samc_model_params mp = samc_model_default_params();
@@ -350,6 +389,30 @@ static samc_status run(seg_args *a, samc_error *err)
     samc_masks_free(&m);
     samc_predictor_free(p);
     samc_model_free(mdl);
+    return st;
+}
+
+static samc_status run(seg_args *a, samc_error *err)
+{
+    char model[4096], image[4096], config[4096];
+    if (!a->model && (a->text || a->vocab || a->threshold >= 0))
+        return samc_fail(err, SAMC_ERR_ARG, "--text, --vocab and --threshold need --model (a SAM 3 checkpoint)");
+    if (!a->model && a->n_boxes > 1)
+        return samc_fail(err, SAMC_ERR_ARG, "--box given twice: the image predictor takes one box per prompt; run "
+                         "once per box (or `samc amg` for every object)");
+    if (!a->model)
+        use_demo(a, model, config, image, sizeof model);
+    if (!a->image)
+        return samc_fail(err, SAMC_ERR_ARG, "--image is required");
+    samc_image img = {0};
+    samc_family fam = SAMC_FAMILY_SAM2;
+    samc_status st = samc_image_load(a->image, &img, err);
+    if (!st)
+        st = samc_detect_family(a->model, &fam, err);
+    if (!st)
+        st = check_family(a, fam, err);
+    if (!st)
+        st = fam == SAMC_FAMILY_SAM3 ? cmd_segment_sam3(a, &img, err) : run_sam2(a, &img, err);
     samc_image_free(&img);
     return st;
 }

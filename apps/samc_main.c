@@ -14,22 +14,33 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    {"segment", cmd_segment, "segment an image from point / box / mask prompts",
+    {"segment", cmd_segment, "segment an image: SAM 2 point / box / mask prompts, SAM 3 text and exemplar boxes",
      "samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG --out DIR\n"
-     "             (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE) [options]\n"
-     "  --model CKPT            .pt, .safetensors or a parity dump .h5 (its own config);\n"
-     "                          without --model: the bundled demo model and image\n"
-     "  --config NAME|FILE      preset (sam2.1_hiera_t, ...) or .json; default: detected\n"
+     "             (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
+     "samc segment --model SAM3.pt [--vocab FILE] --image IMG --out DIR\n"
+     "             (--text \"a dog\" | --box X0,Y0,X1,Y1[,neg] ...) [--threshold T] [options]     (SAM 3)\n"
+     "  --model CKPT            .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
+     "                          SAM 3 (detected); without --model: the bundled demo model and image\n"
+     "  --config NAME|FILE      preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
+     "                          the released model (SAM 3)\n"
+     "SAM 2 prompts:\n"
      "  --point X,Y[,LABEL]     a point prompt (label 1 foreground, 0 background); repeatable\n"
      "  --box X0,Y0,X1,Y1       one box prompt (inside the image)\n"
      "  --mask-input FILE       low-res logits (float32, S/4 x S/4) or a PNG of that size\n"
      "  --multimask             three candidate masks (the official default for one point)\n"
+     "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
+     "SAM 3 prompts (every instance of the concept; Sam3Processor):\n"
+     "  --text TEXT             the concept (longer than 32 tokens: cut as the official tokenizer does)\n"
+     "  --box X0,Y0,X1,Y1[,neg] an exemplar box (inside the image, not empty; neg: a negative one); repeatable\n"
+     "  --threshold T           confidence threshold in [0, 1] (default 0.5)\n"
+     "  --vocab FILE            the tokenizer's bpe_simple_vocab_16e6.txt.gz (a dump: its own)\n"
+     "options:\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
      "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
      "  --threads N             threads (default: OMP_NUM_THREADS or all cores)\n"
-     "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
-     "  --out DIR               mask_K.png, overlay.png, result.json, low_res_masks.f32\n"},
+     "  --out DIR               SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
+     "                          SAM 3: mask_K.png per instance, overlay.png, result.json\n"},
     {"amg", cmd_amg, "automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image",
      "samc amg [--model CKPT [--config NAME|FILE.json] --image IMG] --out DIR [options]\n"
      "  SAM2AutomaticMaskGenerator(model, ...).generate(image); without --model the bundled\n"
@@ -70,13 +81,13 @@ static const cli_command commands[] = {
      "  --strict                no re-synchronised decisions\n"
      "  --tol X                 tolerance (default: the implementation's)\n"
      "  --json FILE             the report as JSON\n"},
-    {"info", cmd_info, "show the detected config, key check, implementation and threads",
-     "samc info [CKPT] [options]\n"
+    {"info", cmd_info, "show the model family, detected config, key check, implementation and threads",
+     "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
      "  --config NAME|FILE      config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
      "  --impls                 the implementations (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
-     "  --keys                  the state_dict keys the config implies\n"},
+     "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
      "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
      "           [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"

@@ -79,6 +79,11 @@ typedef void (*samc_progress_fn)(void *user, const char *what, int done, int tot
 
 typedef struct samc_model samc_model;
 
+/* The two model families a samc_model holds: SAM 2 / SAM 2.1 (point, box and
+ * mask prompts: samc_predictor, samc_tracker) and SAM 3 (concepts: a text
+ * and/or example boxes, samc_sam3_processor of samc_sam3.h). */
+typedef enum samc_family { SAMC_FAMILY_SAM2 = 2, SAMC_FAMILY_SAM3 = 3 } samc_family;
+
 typedef struct samc_model_params {
     /* A preset name ("sam2.1_hiera_t", "sam2_hiera_b+", ... or
      * "sam2.1_hiera_tiny"), a path to a .json config (the YAML `model:`
@@ -88,19 +93,30 @@ typedef struct samc_model_params {
     /* Weights holding NaN or Inf are refused at load (the message names the
      * first such key and index); 1 loads them anyway. */
     int allow_nonfinite;
+    /* SAM 3 only: the tokenizer's vocabulary, the official
+     * bpe_simple_vocab_16e6.txt.gz. NULL: a SAM 3 parity dump's own
+     * /model/bpe_vocab_gz; a SAM 3 checkpoint without one is refused. */
+    const char *vocab;
 } samc_model_params;
 
 samc_model_params samc_model_default_params(void);
 
 /* Load a checkpoint: an official .pt (torch.save zip), a .safetensors file
- * or a parity dump .h5, recognised by content. Every key and shape is
- * checked first. params NULL: the defaults. */
+ * or a parity dump .h5, recognised by content, of either family (SAM 2 or
+ * SAM 3, told by its keys or a dump's task). Every key and shape is checked
+ * first. params NULL: the defaults. */
 samc_status samc_model_load(const char *path, const samc_model_params *params, samc_model **out, samc_error *err);
 /* Free a model after every predictor and tracker made from it. NULL is a no-op. */
 void samc_model_free(samc_model *model);
-/* Name of the resolved config ("sam2.1_hiera_t", or the json file name); "" for NULL. */
+/* The family of a loaded model (SAMC_FAMILY_SAM2 for NULL). */
+samc_family samc_model_family(const samc_model *model);
+/* "SAM 2" or "SAM 3". */
+const char *samc_family_name(samc_family family);
+/* Name of the resolved config ("sam2.1_hiera_t", the json file name; SAM 3:
+ * "sam3 (built-in release)" or the config's path); "" for NULL. */
 const char *samc_model_config_name(const samc_model *model);
-/* The model's input side (1024 for the official checkpoints); 0 for NULL. */
+/* The model's input side (1024 for the official SAM 2 checkpoints, 1008 for
+ * SAM 3); 0 for NULL. */
 int samc_model_image_size(const samc_model *model);
 
 /* The implementations a predictor or tracker can run: "fast" (OpenMP, SIMD,
@@ -135,7 +151,8 @@ typedef struct samc_predictor_params {
 
 samc_predictor_params samc_predictor_default_params(void);
 
-/* A predictor on `model` (which must outlive it). params NULL: the defaults. */
+/* A predictor on `model` (which must outlive it), a SAM 2 model (a SAM 3
+ * one is refused: samc_sam3_processor_new). params NULL: the defaults. */
 samc_status samc_predictor_new(const samc_model *model, const samc_predictor_params *params, samc_predictor **out,
                                samc_error *err);
 void samc_predictor_free(samc_predictor *p);
@@ -243,7 +260,8 @@ typedef struct samc_tracker_params {
 
 samc_tracker_params samc_tracker_default_params(void);
 
-/* A tracker on `model` (which must outlive it). params NULL: the defaults. */
+/* A tracker on `model` (which must outlive it), a SAM 2 model (SAM 3 video
+ * is not supported). params NULL: the defaults. */
 samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params *params, samc_tracker **out,
                              samc_error *err);
 void samc_tracker_free(samc_tracker *t);

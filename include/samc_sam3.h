@@ -2,10 +2,16 @@
  * Sam3Processor): every instance of what a short text and/or example boxes
  * describe, with a mask, a box and a score each.
  *
- *   samc_sam3_model *m;             // loaded once, shared read-only
- *   samc_sam3_load("sam3.pt", NULL, "bpe_simple_vocab_16e6.txt.gz", &m, &err);
- *   samc_sam3_processor *p;         // one use: its own state and workspace
- *   samc_sam3_processor_new(m, NULL, &p, &err);
+ * The model is the samc_model of samc.h (one load, either family: a SAM 3
+ * checkpoint is recognised by its keys), shared read-only by any number of
+ * processors, each used by one thread at a time:
+ *
+ *   samc_model_params mp = samc_model_default_params();
+ *   mp.vocab = "bpe_simple_vocab_16e6.txt.gz";  // the tokenizer's vocabulary
+ *   samc_model *m;
+ *   samc_model_load("sam3.pt", &mp, &m, &err);
+ *   samc_sam3_processor *p;
+ *   samc_sam3_processor_new(m, NULL, &p, &err);   // impl "fast", threshold 0.5
  *   samc_sam3_processor_set_image(p, rgb, h, w, &err);
  *   samc_sam3_processor_set_text(p, "a dog", &err);            // runs the detector
  *   samc_sam3_processor_add_box(p, (float[]){.5f, .5f, .2f, .3f}, true, &err);
@@ -17,7 +23,8 @@
  * prompt; scores are sigmoid(logit) * sigmoid(presence), kept when above
  * the threshold (0.5 by default), boxes are x0, y0, x1, y1 in pixels of the
  * original image (not clipped), masks are probabilities at the original
- * size (> 0.5 is the mask).
+ * size (> 0.5 is the mask). Every call clears `err` on entry, refuses NULL
+ * handles with a status, and never aborts on bad input.
  */
 #ifndef SAMC_SAM3_H
 #define SAMC_SAM3_H
@@ -25,34 +32,41 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "samc_status.h"
+#include "samc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct samc_sam3_model samc_sam3_model;
 typedef struct samc_sam3_processor samc_sam3_processor;
 
-/* checkpoint: sam3.pt or .safetensors (detector.* keys); config: a JSON
- * file (a Sam3Image `_target_` tree, or tools/make_sam3_checkpoint.py's
- * {"image": ...}) or NULL for the released model; vocab: the official
- * bpe_simple_vocab_16e6.txt.gz. */
-samc_status samc_sam3_load(const char *checkpoint, const char *config, const char *vocab, samc_sam3_model **out,
-                           samc_error *err);
-void samc_sam3_free(samc_sam3_model *m);
+typedef struct samc_sam3_processor_params {
+    const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", ... */
+    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    float threshold;           /* Sam3Processor's confidence_threshold, in [0, 1] (0.5) */
+    samc_progress_fn progress; /* set_image: "encode", one step per ViT block; NULL: none */
+    void *progress_user;
+} samc_sam3_processor_params;
 
-/* impl: "ref", "fast", ... (NULL: the default). */
-samc_status samc_sam3_processor_new(samc_sam3_model *m, const char *impl, samc_sam3_processor **out,
-                                    samc_error *err);
+samc_sam3_processor_params samc_sam3_processor_default_params(void);
+
+/* A processor on `model` (which must outlive it), a SAM 3 model (a SAM 2 one
+ * is refused: samc_predictor_new). params NULL: the defaults. */
+samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_processor_params *params,
+                                    samc_sam3_processor **out, samc_error *err);
 void samc_sam3_processor_free(samc_sam3_processor *p);
-void samc_sam3_processor_set_threads(samc_sam3_processor *p, int n);
+/* The implementation it runs ("fast") and the threads it uses; "" / 0 for NULL. */
+const char *samc_sam3_processor_impl(const samc_sam3_processor *p);
+int samc_sam3_processor_threads(const samc_sam3_processor *p);
+/* Run one layer with another implementation ("LAYER=IMPL", names as
+ * `samc info CKPT --layers` lists them). */
+samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err);
 
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
                                           samc_error *err);
 /* A non-empty UTF-8 text (longer than the context: truncated as the
- * official tokenizer does). */
+ * official tokenizer does, with a warning through the log). */
 samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err);
 /* box: centre x, centre y, width, height, normalised to [0, 1] by the image
  * size; the centre must lie in the image and the size be positive. */

@@ -18,40 +18,16 @@
 #include "core/amg/amg_coco_rle.h"
 #include "core/amg/amg_rle.h"
 #include "core/io/image_io.h"
+#include "util/cli_run.h"
 #include "util/testutil.h"
 
 static char *g_tmp;
 
-typedef struct run_result {
-    int rc;
-    char *out, *err;
-} run_result;
+typedef tu_run_result run_result;
 
-static char *slurp(const char *path)
-{
-    uint8_t *d = NULL;
-    size_t n = 0;
-    if (tu_read_file(path, &d, &n))
-        return strdup("");
-    char *s = realloc(d, n + 1);
-    s[n] = '\0';
-    return s;
-}
+static run_result samc(const char *args) { return tu_run_samc(g_tmp, args); }
 
-/* Run `samc ARGS` (a shell word list) with stdout/stderr captured to files
- * (so stderr is not a terminal). */
-static run_result samc(const char *args)
-{
-    char *bin = tu_join(tu_binary_dir(), "samc");
-    char *o = tu_join(g_tmp, "stdout"), *e = tu_join(g_tmp, "stderr");
-    char *cmd = tu_strdupf("'%s' %s >'%s' 2>'%s'", bin, args, o, e);
-    const int st = system(cmd);
-    run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128, slurp(o), slurp(e)};
-    free(bin), free(o), free(e), free(cmd);
-    return r;
-}
-
-static void run_free(run_result *r) { free(r->out), free(r->err); }
+static void run_free(run_result *r) { tu_run_free(r); }
 
 static void test_help_and_version(void **s)
 {
@@ -201,7 +177,7 @@ static void test_segment_outputs(void **s)
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.out, "");
     run_free(&r), free(a);
-    char *jp = tu_join(out, "result.json"), *text = slurp(jp);
+    char *jp = tu_join(out, "result.json"), *text = tu_slurp(jp);
     cJSON *j = cJSON_Parse(text);
     assert_non_null(j);
     assert_string_equal(cJSON_GetObjectItem(j, "impl")->valuestring, "fast");
@@ -261,13 +237,13 @@ static void test_track_outputs(void **s)
     char *md = tu_join(out, "masks");
     assert_int_equal(count_with(md, ".png"), 8);
     assert_int_equal(count_with(md, ".tmp"), 0);
-    char *jl = tu_join(out, "track.jsonl"), *text = slurp(jl);
+    char *jl = tu_join(out, "track.jsonl"), *text = tu_slurp(jl);
     int lines = 0;
     for (const char *p = text; (p = strchr(p, '\n')); p++)
         lines++;
     assert_int_equal(lines, 4);
     tu_assert_contains(text, "\"seconds\":");
-    char *js = tu_join(out, "track.json"), *sum = slurp(js);
+    char *js = tu_join(out, "track.json"), *sum = tu_slurp(js);
     cJSON *j = cJSON_Parse(sum);
     assert_string_equal(cJSON_GetObjectItem(j, "impl")->valuestring, "fast");
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prompts")), 2);
@@ -286,7 +262,7 @@ static void test_track_outputs(void **s)
     assert_int_equal(r.rc, 1);
     tu_assert_contains(r.err, in_way);
     run_free(&r), free(a);
-    char *kept = tu_join(out3, "overlay/00002.png"), *jl3 = tu_join(out3, "track.jsonl"), *t3 = slurp(jl3);
+    char *kept = tu_join(out3, "overlay/00002.png"), *jl3 = tu_join(out3, "track.jsonl"), *t3 = tu_slurp(jl3);
     assert_true(tu_file_exists(kept));
     tu_assert_contains(t3, "\"frame\":2");
     free(t3), free(jl3), free(kept), free(mk), free(in_way), free(out3);

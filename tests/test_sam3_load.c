@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
 #include "util/testutil.h"
 
@@ -122,7 +123,21 @@ static void test_bad_inputs(void **state)
     char *sf = tu_src_path(CKPT ".safetensors"), *sam2 = tu_src_path("fixtures/demo/tiny_d_demo.pt");
     char *dump = tu_src_path(DUMP);
     expect_refused(sam2, NULL, "SAM 2 checkpoint", "not SAM 3");
-    expect_refused(dump, NULL, "a parity dump", "samc parity");
+    expect_refused(dump, cfg, "a parity dump carries its own config", NULL);
+    char *sam2_dump = tu_src_path("fixtures/tiny_a_sam21_s128.h5");
+    expect_refused(sam2_dump, NULL, "a dump of task 'image', not SAM 3", "SAM 2");
+    free(sam2_dump);
+    /* the reverse: the SAM 2 loader names a SAM 3 checkpoint or dump */
+    samc_sam2_model *m2 = NULL;
+    samc_error e2 = {0};
+    assert_int_equal(samc_sam2_model_load(pt, NULL, false, &m2, &e2), SAMC_ERR_FORMAT);
+    printf("refused: %s\n", e2.msg);
+    assert_non_null(strstr(e2.msg, "this is a SAM 3 checkpoint"));
+    samc_error_clear(&e2);
+    assert_int_equal(samc_sam2_model_load(dump, NULL, false, &m2, &e2), SAMC_ERR_FORMAT);
+    printf("refused: %s\n", e2.msg);
+    assert_non_null(strstr(e2.msg, "a SAM 3 dump (task sam3_image), not SAM 2"));
+    assert_null(m2);
     /* a key renamed in the .safetensors header: the walk names the missing one */
     const char *k = "detector.transformer.decoder.norm.weight";
     char *renamed = edited_copy(dir, sf, "renamed.safetensors", k, "detector.transformer.decoder.norX.weight");

@@ -21,6 +21,7 @@
 
 #include "core/base/error.h"
 #include "core/base/rng.h"
+#include "core/api/api_internal.h"
 #include "core/models/sam3/sam3_model.h"
 #include "samc_sam3.h"
 
@@ -113,8 +114,13 @@ int main(int argc, char **argv)
            now() - t0);
     samc_key_list_free(&keys);
     cJSON_Delete(cfg);
+    samc_model *model = NULL;
+    if (samc__model_wrap_sam3(m, "sam3 (built-in release), random weights", &model, &e))
+        return die("model", &e);
+    samc_sam3_processor_params pp = samc_sam3_processor_default_params();
+    pp.impl = impl;
     samc_sam3_processor *p = NULL;
-    if (samc_sam3_processor_new(m, impl, &p, &e))
+    if (samc_sam3_processor_new(model, &pp, &p, &e))
         return die("processor", &e);
     uint8_t *img = malloc((size_t)H * W * 3);
     for (int64_t i = 0; img && i < (int64_t)H * W * 3; i++) /* a smooth gradient with a bright square */
@@ -141,7 +147,7 @@ int main(int argc, char **argv)
            "add_box %.2f s (detector + masks); %d instances kept; peak RSS %.0f MiB\n",
            impl, W, H, t_img, t_text, t_box, r.n, peak_rss_mib());
     samc_sam3_processor_free(p);
-    samc_sam3_free(m);
+    samc_model_free(model);
     free(img);
     return 0;
 }

@@ -28,6 +28,9 @@ samc_status samc_predictor_new(const samc_model *model, const samc_predictor_par
     SAMC_API_NEED(out, err);
     *out = NULL;
     SAMC_API_NEED(model, err);
+    samc_status fs = samc__api_need_family(model, SAMC_FAMILY_SAM2, "samc_predictor_new", err);
+    if (fs)
+        return fs;
     const samc_predictor_params pp = params ? *params : samc_predictor_default_params();
     samc_predictor *p = calloc(1, sizeof *p);
     if (!p)

@@ -7,11 +7,24 @@
 
 #include "core/base/error.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_model.h"
 #include "samc.h"
 
+/* One of the two families, read-only once loaded: shared by every predictor
+ * and tracker (SAM 2) or SAM 3 processor. */
 struct samc_model {
-    samc_sam2_model *sam2;     /* read-only once loaded; shared by every predictor and tracker */
+    samc_family family;
+    samc_sam2_model *sam2;     /* SAMC_FAMILY_SAM2, else NULL */
+    samc_sam3_model *sam3;     /* SAMC_FAMILY_SAM3, else NULL */
+    char config_name[256];     /* SAM 3: the config's name (SAM 2 keeps its own in cfg.name) */
 };
+
+/* Refuse a model of the other family: `what` (the entry point) needs `want`;
+ * the message names both families. */
+samc_status samc__api_need_family(const samc_model *m, samc_family want, const char *what, samc_error *err);
+/* A samc_model around a SAM 3 model built by other means (tools that make
+ * random-weight models); takes `m3` (freed also on failure). */
+samc_status samc__model_wrap_sam3(samc_sam3_model *m3, const char *config_name, samc_model **out, samc_error *err);
 
 /* Entry of every public call: clear the error record (so a reused record
  * never shows an old message) and refuse a NULL argument by name. */

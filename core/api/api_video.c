@@ -33,6 +33,9 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
     SAMC_API_NEED(out, err);
     *out = NULL;
     SAMC_API_NEED(model, err);
+    samc_status fs = samc__api_need_family(model, SAMC_FAMILY_SAM2, "samc_tracker_new", err);
+    if (fs)
+        return fs;
     const samc_tracker_params tp = params ? *params : samc_tracker_default_params();
     samc_tracker *t = calloc(1, sizeof *t);
     if (!t)

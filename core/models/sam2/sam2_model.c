@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/family.h"
 
 static const samc_layer_part *const parts[] = {&samc__sam2_encoder_part, &samc__sam2_decoder_part,
                                                &samc__sam2_memory_part, &samc__sam2_memory_bank_part};
@@ -103,6 +104,12 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, boo
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
+    samc_family fam;
+    if (!st && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
+        samc_weights_free(w);
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: this is a SAM 3 checkpoint (detector.backbone.* keys), not "
+                         "SAM 2: load it as a SAM 3 model (samc_model_load detects the family)", checkpoint);
+    }
     if (!st && !allow_nonfinite) { /* NaN/Inf weights: refused unless asked for (--allow-nonfinite) */
         samc_error fe = {0};
         if ((st = samc_weights_check_finite(w, &fe))) {

@@ -6,43 +6,37 @@
  * detector.* keys; the tracker.* keys are another model's. The detector of
  * sam3.pt also holds the tracker's neck copy (sam2_convs, built by
  * build_sam3_video_model): when the checkpoint has it, it is described and
- * bound too, so the strict check still accounts for every detector key. */
+ * bound too, so the strict check still accounts for every detector key.
+ * A parity dump of the sam3_image task is a checkpoint too: its weights, its
+ * /model/config_json and its tokenizer's vocabulary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
+#include "core/io/h5_meta.h"
+#include "core/models/family.h"
 #include "core/models/sam3/sam3_model.h"
-
-/* Whether any key starts with `prefix`. */
-static bool has_prefix(const samc_weights *w, const char *prefix)
-{
-    const size_t n = strlen(prefix);
-    for (size_t i = 0; i < samc_weights_count(w); i++)
-        if (!strncmp(samc_weights_key(w, i), prefix, n))
-            return true;
-    return false;
-}
 
 /* The key prefix of the image model's state_dict in `w`, or an error naming
  * what the checkpoint is instead. */
 static samc_status detect_base(const samc_weights *w, const char **base, samc_error *err)
 {
     const char *src = samc_weights_source(w);
-    if (has_prefix(w, "detector.backbone.")) {
+    if (samc_weights_has_prefix(w, "detector.backbone.")) {
         *base = "detector.";
         return SAMC_OK;
     }
-    if (has_prefix(w, "backbone.vision_backbone.")) { /* an image model's own state_dict */
+    if (samc_weights_has_prefix(w, "backbone.vision_backbone.")) { /* an image model's own state_dict */
         *base = "";
         return SAMC_OK;
     }
-    if (has_prefix(w, "image_encoder.trunk.") || has_prefix(w, "sam_mask_decoder."))
+    if (samc_weights_has_prefix(w, "image_encoder.trunk.") || samc_weights_has_prefix(w, "sam_mask_decoder."))
         return samc_fail(err, SAMC_ERR_FORMAT,
                          "%s: this is a SAM 2 checkpoint (image_encoder.*, sam_mask_decoder.* keys), not SAM 3: "
                          "use it with the SAM 2 predictor", src);
-    if (has_prefix(w, "tracker."))
+    if (samc_weights_has_prefix(w, "tracker."))
         return samc_fail(err, SAMC_ERR_KEY, "%s: a SAM 3 checkpoint without its detector (only tracker.* keys)",
                          src);
     return samc_fail(err, SAMC_ERR_FORMAT,
@@ -80,6 +74,42 @@ static samc_status config_from_file(const char *path, cJSON **out, samc_error *e
     return SAMC_OK;
 }
 
+/* A SAM 3 parity dump: its config tree and vocabulary (both set on `*out`). */
+static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error *err)
+{
+    samc_h5_meta meta;
+    samc_status st = samc_h5_meta_read(path, true, &meta, err);
+    if (st)
+        return st;
+    cJSON *cfg = NULL;
+    if (!meta.task || strcmp(meta.task, "sam3_image"))
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', not SAM 3 (sam3_image)%s", path,
+                       meta.task ? meta.task : "(none)",
+                       meta.task && (!strcmp(meta.task, "image") || !strcmp(meta.task, "video") ||
+                                     !strcmp(meta.task, "amg"))
+                           ? ": its model is SAM 2, use it with the SAM 2 predictor" : "");
+    else if (!meta.config_json)
+        st = samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
+    else if (!(cfg = cJSON_Parse(meta.config_json)))
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s:/model/config_json is not valid JSON", path);
+    samc_weights *w = NULL;
+    if (!st)
+        st = samc_weights_open_h5(path, &w, err);
+    char what[600];
+    snprintf(what, sizeof what, "%s:/model/config_json", path);
+    if (!st)
+        st = samc_sam3_model_init(out, w, cfg, "", what, err);
+    if (!st && meta.vocab_gz)
+        st = samc_sam3_model_set_vocab(*out, meta.vocab_gz, meta.vocab_n, NULL, err);
+    if (st && *out) {
+        samc_sam3_model_free(*out);
+        *out = NULL;
+    }
+    cJSON_Delete(cfg);
+    samc_h5_meta_free(&meta);
+    return st;
+}
+
 samc_status samc_sam3_model_load(const char *checkpoint, const char *config, samc_sam3_model **out,
                                  samc_error *err)
 {
@@ -88,9 +118,12 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
         return samc_fail(err, SAMC_ERR_ARG, "no checkpoint path given");
     samc_weights_format fmt = SAMC_WEIGHTS_UNKNOWN;
     samc_status st = samc_weights_detect(checkpoint, &fmt, err);
-    if (!st && fmt == SAMC_WEIGHTS_H5) /* its config and vocabulary come with it: parity/chained_sam3.c */
-        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: a parity dump; run it with `samc parity` (a checkpoint "
-                         "here is sam3.pt or .safetensors)", checkpoint);
+    if (!st && fmt == SAMC_WEIGHTS_H5) {
+        if (config)
+            return samc_fail(err, SAMC_ERR_ARG, "%s: a parity dump carries its own config; give no config file "
+                             "with it (got %s)", checkpoint, config);
+        return load_dump(checkpoint, out, err);
+    }
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
@@ -103,7 +136,7 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
     char pre[96];
     snprintf(pre, sizeof pre, "%sbackbone.vision_backbone.sam2_convs.", base);
     cJSON *visual = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "backbone"), "visual");
-    if (!st && has_prefix(w, pre) && visual &&
+    if (!st && samc_weights_has_prefix(w, pre) && visual &&
         !cJSON_ReplaceItemInObjectCaseSensitive(visual, "add_sam2_neck", cJSON_CreateTrue()) &&
         !cJSON_AddTrueToObject(visual, "add_sam2_neck"))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");

@@ -1,0 +1,228 @@
+/* api_sam3.c - include/samc_sam3.h on the SAM 3 wiring (sam3_predict.h): a
+ * samc_model of the SAM 3 family loaded once, processors that each own an
+ * exec (implementation choice, workspace), the image features and the
+ * prompt session. */
+#include "samc_sam3.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/api/api_internal.h"
+#include "core/models/sam3/sam3_predict.h"
+#include "core/text/clip_tokenizer.h"
+
+struct samc_sam3_processor {
+    const samc_model *model;
+    samc_exec x;
+    samc_sam3_image img;
+    bool has_image;
+    samc_sam3_session s;
+    samc_sam3_result res;
+    bool has_result;
+    float threshold;
+    samc_progress_fn progress;
+    void *progress_user;
+    int blocks_done;           /* encoder progress of the current set_image */
+};
+
+samc_sam3_processor_params samc_sam3_processor_default_params(void)
+{
+    return (samc_sam3_processor_params){.impl = NULL, .n_threads = 0, .threshold = 0.5f};
+}
+
+samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_processor_params *params,
+                                    samc_sam3_processor **out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    SAMC_API_NEED(model, err);
+    samc_status st = samc__api_need_family(model, SAMC_FAMILY_SAM3, "samc_sam3_processor_new", err);
+    if (st)
+        return st;
+    const samc_sam3_processor_params pp = params ? *params : samc_sam3_processor_default_params();
+    if (!(pp.threshold >= 0.0f && pp.threshold <= 1.0f))
+        return samc_fail(err, SAMC_ERR_ARG, "samc_sam3_processor_new: threshold %g is not in [0, 1]",
+                         (double)pp.threshold);
+    samc_sam3_processor *p = calloc(1, sizeof *p);
+    if (!p)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    p->model = model, p->threshold = pp.threshold;
+    p->progress = pp.progress, p->progress_user = pp.progress_user;
+    st = samc_sam3_exec_init(&p->x, model->sam3, NULL, err);
+    if (!st)
+        st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
+    if (st) {
+        samc_sam3_processor_free(p);
+        return st;
+    }
+    samc__log(SAMC_LOG_INFO, "SAM 3 processor: impl %s, %d thread(s)", p->x.impl->name, samc__api_threads(&p->x));
+    *out = p;
+    return SAMC_OK;
+}
+
+static void drop_result(samc_sam3_processor *p)
+{
+    samc_sam3_result_release(&p->res);
+    p->has_result = false;
+}
+
+void samc_sam3_processor_reset(samc_sam3_processor *p)
+{
+    if (!p)
+        return;
+    samc_sam3_session_reset(&p->s);
+    drop_result(p);
+}
+
+void samc_sam3_processor_free(samc_sam3_processor *p)
+{
+    if (!p)
+        return;
+    samc_sam3_processor_reset(p);
+    samc_sam3_image_release(&p->img);
+    samc_exec_free(&p->x);
+    free(p);
+}
+
+const char *samc_sam3_processor_impl(const samc_sam3_processor *p) { return p ? p->x.impl->name : ""; }
+
+int samc_sam3_processor_threads(const samc_sam3_processor *p) { return p ? samc__api_threads(&p->x) : 0; }
+
+samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(spec, err);
+    return samc_exec_add_override(&p->x, spec, err);
+}
+
+/* The trace reports each completed parity point: the ViT's blocks give the
+ * progress of set_image. */
+static void encode_progress(void *user, const char *module, const samc_scope *sc, int nslots,
+                            const char *const *slots, const samc_tensor *const *t)
+{
+    (void)sc, (void)nslots, (void)slots, (void)t;
+    samc_sam3_processor *p = user;
+    static const char blocks[] = "backbone.vision_backbone.trunk.blocks.";
+    if (strncmp(module, blocks, sizeof blocks - 1) || strchr(module + sizeof blocks - 1, '.'))
+        return;
+    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam3->n_blocks);
+}
+
+samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
+                                          samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    samc_sam3_processor_reset(p);
+    samc_sam3_image_release(&p->img);
+    p->has_image = false;
+    if (!rgb || h < 1 || w < 1 || (int64_t)h * w > ((int64_t)1 << 28))
+        return samc_fail(err, SAMC_ERR_ARG, "set_image: bad image (%d x %d)", w, h);
+    p->blocks_done = 0;
+    if (p->progress)
+        samc_exec_set_trace(&p->x, encode_progress, p);
+    samc_status st = samc_sam3_set_image(&p->x, rgb, h, w, &p->img, err);
+    if (p->progress)
+        samc_exec_set_trace(&p->x, NULL, NULL);
+    p->has_image = st == SAMC_OK;
+    return st;
+}
+
+static samc_status need_image(const samc_sam3_processor *p, const char *what, samc_error *err)
+{
+    return p->has_image ? SAMC_OK : samc_fail(err, SAMC_ERR_ARG, "%s: set an image first", what);
+}
+
+/* The official tokenizer cuts a text longer than the context silently
+ * (the end token forced into the last slot); samc says so. */
+static samc_status warn_if_truncated(const samc_sam3_processor *p, const char *text, samc_error *err)
+{
+    const samc_sam3_model *m = p->model->sam3;
+    const int ctx = m->text.context_length;
+    int64_t *ids = malloc((size_t)ctx * sizeof *ids);
+    if (!ids)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    bool truncated = false;
+    samc_status st = samc_clip_tokenizer_encode(m->tok, text, ctx, ids, NULL, &truncated, err);
+    free(ids);
+    if (!st && truncated)
+        samc__log(SAMC_LOG_WARN, "the text is longer than the context of %d tokens (start and end included): "
+                  "truncated as the official tokenizer does", ctx);
+    return st;
+}
+
+samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    samc_status st = need_image(p, "set_text", err);
+    if (!st && (!text || !*text))
+        st = samc_fail(err, SAMC_ERR_ARG, "set_text: empty text");
+    if (!st)
+        st = warn_if_truncated(p, text, err);
+    if (st)
+        return st;
+    drop_result(p);
+    st = samc_sam3_set_text(&p->x, &p->img, &p->s, text, p->threshold, &p->res, err);
+    p->has_result = st == SAMC_OK;
+    return st;
+}
+
+samc_status samc_sam3_processor_add_box(samc_sam3_processor *p, const float box[4], bool positive,
+                                        samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(box, err);
+    samc_status st = need_image(p, "add_box", err);
+    if (st)
+        return st;
+    if (!isfinite(box[0]) || !isfinite(box[1]) || !isfinite(box[2]) || !isfinite(box[3]) || box[0] < 0 ||
+        box[0] > 1 || box[1] < 0 || box[1] > 1 || !(box[2] > 0) || !(box[3] > 0) || box[2] > 1 || box[3] > 1)
+        return samc_fail(err, SAMC_ERR_ARG,
+                         "add_box: (%g, %g, %g, %g) is not a normalised cx, cy, w, h box with its centre in the image "
+                         "and a positive size", (double)box[0], (double)box[1], (double)box[2], (double)box[3]);
+    drop_result(p);
+    st = samc_sam3_add_box(&p->x, &p->img, &p->s, box, positive, p->threshold, &p->res, err);
+    p->has_result = st == SAMC_OK;
+    return st;
+}
+
+samc_status samc_sam3_processor_set_threshold(samc_sam3_processor *p, float threshold, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    if (!(threshold >= 0.0f && threshold <= 1.0f))
+        return samc_fail(err, SAMC_ERR_ARG, "set_threshold: %g is not in [0, 1]", (double)threshold);
+    p->threshold = threshold;
+    if (!p->has_result) /* the official processor re-runs only a state with results */
+        return SAMC_OK;
+    drop_result(p);
+    samc_status st = samc_sam3_ground(&p->x, &p->img, &p->s, threshold, &p->res, err);
+    p->has_result = st == SAMC_OK;
+    return st;
+}
+
+samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_results *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    SAMC_API_NEED(p, err);
+    if (!p->has_result)
+        return samc_fail(err, SAMC_ERR_ARG, "results: no prompt has been run (set a text or add a box)");
+    for (int i = 0; i < p->res.post.n; i++) {
+        const samc_tensor *t = &p->res.post.t[i];
+        if (!strcmp(p->res.post.names[i], "scores"))
+            out->scores = t->data, out->n = (int)t->shape[0];
+        else if (!strcmp(p->res.post.names[i], "boxes"))
+            out->boxes = t->data;
+        else if (!strcmp(p->res.post.names[i], "masks"))
+            out->masks = t->data;
+    }
+    out->h = p->img.h, out->w = p->img.w;
+    return SAMC_OK;
+}
