@@ -166,14 +166,17 @@ def table(runs, threads):
             ("add_box", "box-only prompt (text \"visual\" + detector + masks)"),
             ("ground_box", "detector + masks, box prompt")]
     impls = list(runs)
-    print("| stage | " + " | ".join("%s wall ms (CPU ms)" % i for i in impls) + " | speed-up (wall) | "
+    print("| stage | " + " | ".join("%s wall ms (CPU ms)" % i for i in impls) + " | speed-up wall (CPU) | "
           + " | ".join("%s GFLOP/s" % i for i in impls) + " |")
     print("|---|" + "---|" * (2 * len(impls) + 1))
     for key, name in rows:
         cells = ["%.0f (%.0f)" % (med[i][key][0] * 1e3, med[i][key][1] * 1e3) for i in impls]
-        sp = med[impls[1]][key][0] / med[impls[0]][key][0] if len(impls) > 1 and med[impls[0]][key][0] > 0 else 0
+        sp = "-"
+        if len(impls) > 1 and med[impls[0]][key][0] > 0 and med[impls[0]][key][1] > 0:
+            sp = "%.2fx (%.2fx)" % (med[impls[1]][key][0] / med[impls[0]][key][0],
+                                    med[impls[1]][key][1] / med[impls[0]][key][1])
         gf = ["%.1f" % (fl[key] / med[i][key][0] / 1e9) if key in fl and med[i][key][0] > 0 else "-" for i in impls]
-        print("| %s | %s | %.2fx | %s |" % (name, " | ".join(cells), sp, " | ".join(gf)))
+        print("| %s | %s | %s | %s |" % (name, " | ".join(cells), sp, " | ".join(gf)))
     print("| peak RSS (MiB) | " + " | ".join("%.0f" % med[i]["rss"] for i in impls) + " | | |")
     print("FLOPs counted: set_image %.1f GFLOP, text encoding %.2f GFLOP; %d threads each" % (
         fl["set_image"] / 1e9, fl["text_enc"] / 1e9, threads))
@@ -192,8 +195,13 @@ def main():
     ap.add_argument("--sam3-commit", default=os.environ.get("SAM3_COMMIT", "99d02f28c8d34610ab35559b72642b01f10fdb1e"))
     ap.add_argument("--ftfy-src", default=os.environ.get("FTFY_SRC"))
     ap.add_argument("--json", help="write the raw runs here")
+    ap.add_argument("--table-from", metavar="JSON", help="print the table of the runs saved by --json and stop")
     ap.add_argument("--official-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.table_from:
+        with open(args.table_from) as f:
+            runs = {k: v for k, v in json.load(f).items() if v}
+        return table(runs, args.threads)
     args.hw = tuple(int(v) for v in args.size.split("x"))
     if not args.sam3_src:
         ap.error("--sam3-src (or $SAM3_SRC) is needed")
