@@ -23,8 +23,48 @@ static samc_status num_attr(samc_dump *d, const char *name, double *v, samc_erro
     return st;
 }
 
+/* Explicit grids (points_per_side None): /inputs/point_grids/<i>, [N_i, 2]
+ * float64, one per crop layer, read in double as the generator takes them. */
+typedef struct dump_grids {
+    samc_amg_grid g[16];
+    double *xy[16];
+    int n;
+} dump_grids;
+
+static void dump_grids_free(dump_grids *gs)
+{
+    for (int i = 0; i < gs->n; i++)
+        free(gs->xy[i]);
+    gs->n = 0;
+}
+
+static samc_status read_grids(samc_dump *d, dump_grids *gs, samc_error *err)
+{
+    char **names = NULL;
+    int n = 0;
+    samc_status st = samc_dump_list(d, "/inputs/point_grids", &names, &n, err);
+    if (!st && (n < 1 || n > 16))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/point_grids holds %d grids (1 to 16 expected)",
+                       samc_dump_path(d), n);
+    samc_dump_free_names(names, n);
+    for (int i = 0; !st && i < n; i++) {
+        char path[64];
+        int nd = 0;
+        int64_t dims[4];
+        snprintf(path, sizeof path, "/inputs/point_grids/%d", i);
+        st = samc_dump_read_f64(d, path, &gs->xy[i], &nd, dims, 4, err);
+        if (!st)
+            gs->n = i + 1;
+        if (!st && (nd != 2 || dims[1] != 2))
+            st = samc_fail(err, SAMC_ERR_SHAPE, "%s: %s must be [N, 2]", samc_dump_path(d), path);
+        if (!st)
+            gs->g[i] = (samc_amg_grid){gs->xy[i], dims[0]};
+    }
+    return st;
+}
+
 /* The generator's constructor arguments from /inputs. */
-static samc_status read_params(samc_dump *d, samc_amg_params *p, samc_error *err)
+static samc_status read_params(samc_dump *d, samc_amg_params *p, dump_grids *gs, samc_error *err)
 {
     samc_amg_params_default(p);
     double v[16];
@@ -35,10 +75,8 @@ static samc_status read_params(samc_dump *d, samc_amg_params *p, samc_error *err
                                         "multimask_output"};
     bool none = false;
     samc_status st = samc_dump_attr_num(d, "/inputs", names[0], &v[0], &none, err);
-    if (!st && none) /* the grids are float64; the reader gives float32 */
-        st = samc_fail(err, SAMC_ERR_UNSUPPORTED,
-                       "%s: explicit point_grids (points_per_side None) are not replayed by the harness",
-                       samc_dump_path(d));
+    if (!st && none) /* points_per_side None: the dump's explicit grids */
+        st = read_grids(d, gs, err);
     for (int i = 1; !st && i < 14; i++)
         st = num_attr(d, names[i], &v[i], err);
     char *mode = NULL;
@@ -49,7 +87,9 @@ static samc_status read_params(samc_dump *d, samc_amg_params *p, samc_error *err
     free(mode);
     if (st)
         return st;
-    p->points_per_side = (int)v[0], p->points_per_batch = (int)v[1];
+    p->points_per_side = none ? 0 : (int)v[0], p->points_per_batch = (int)v[1];
+    if (none)
+        p->point_grids = gs->g, p->n_point_grids = gs->n;
     p->pred_iou_thresh = v[2], p->stability_score_thresh = v[3], p->stability_score_offset = v[4];
     p->mask_threshold = v[5], p->box_nms_thresh = v[6], p->crop_nms_thresh = v[7];
     p->crop_overlap_ratio = v[8], p->crop_n_layers = (int)v[9], p->crop_n_points_downscale_factor = (int)v[10];
@@ -432,9 +472,10 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     samc_amg_params p;
     samc_amg_output o = {0};
     cand_list cands = {0};
+    dump_grids grids = {0};
     /* the fill the official run applied (load_model read the dump's attributes) */
     const samc_amg_hooks hooks = {.candidate = on_candidate, .user = &cands, .fill = &r->image_opts};
-    samc_status st = read_params(d, &p, err);
+    samc_status st = read_params(d, &p, &grids, err);
     if (!st)
         st = samc_dump_read_u8(d, "/inputs/image_u8", &img, &nd, dims, err);
     if (!st && (nd != 3 || dims[2] != 3))
@@ -452,5 +493,6 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     samc_amg_output_free(&o);
     free(cands.c);
     free(img);
+    dump_grids_free(&grids);
     return st;
 }

@@ -304,6 +304,28 @@ samc_status samc_dump_read_i32(samc_dump *d, const char *path, int32_t **data, i
     return st;
 }
 
+samc_status samc_dump_read_f64(samc_dump *d, const char *path, double **data, int *ndim, int64_t *dims, int max_dims,
+                               samc_error *err)
+{
+    *data = NULL;
+    hid_t ds = open_dataset(d, path, ndim, dims, max_dims, err);
+    if (ds < 0)
+        return err && err->status ? err->status : SAMC_ERR_FORMAT;
+    const int64_t n = samc_shape_numel(*ndim, dims);
+    if (n < 0 || n > ((int64_t)1 << 28)) {
+        H5Dclose(ds);
+        return samc_fail(err, SAMC_ERR_SHAPE, "%s: dataset %s has an implausible size", d->path, path);
+    }
+    if (!(*data = malloc((size_t)(n ? n : 1) * sizeof(double)))) {
+        H5Dclose(ds);
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    }
+    samc_status st = read_into(d, ds, H5T_NATIVE_DOUBLE, *data, path, err);
+    if (st)
+        free(*data), *data = NULL;
+    return st;
+}
+
 samc_status samc_dump_records(samc_dump *d, samc_dump_record **recs, int *n, samc_error *err)
 {
     *recs = NULL;

@@ -39,6 +39,11 @@ samc_status samc_dump_read_u8(samc_dump *d, const char *path, uint8_t **data, in
 /* An integer dataset as int32 (labels). */
 samc_status samc_dump_read_i32(samc_dump *d, const char *path, int32_t **data, int64_t *n, samc_error *err);
 
+/* A float64 dataset kept in double (the AMG task's point grids, which the
+ * official generator scales in float64 before its float32 cast). */
+samc_status samc_dump_read_f64(samc_dump *d, const char *path, double **data, int *ndim, int64_t *dims, int max_dims,
+                               samc_error *err);
+
 /* The /trace records, in completion order. *recs is malloc'd. */
 samc_status samc_dump_records(samc_dump *d, samc_dump_record **recs, int *n, samc_error *err);
 /* Names of the datasets directly under `group` ("/trace/000003/out"). */

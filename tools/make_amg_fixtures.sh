@@ -61,7 +61,13 @@ $PY tools/dump_sam2_amg.py $MODEL --points-per-side 5 --no-multimask \
 $PY tools/dump_sam2_amg.py $MODEL --points-per-side 4 --use-m2m \
   --pred-iou-thresh 0.6094 --stability-score-thresh 0.4193 --output-mode uncompressed_rle \
   --variant amg_d_m2m --out "$OUT/amg_d_m2m.h5"
+# E: explicit point_grids (points_per_side None: seven irregular points,
+#    float64 in the dump), no crops.
+# shellcheck disable=SC2086
+$PY tools/dump_sam2_amg.py $MODEL --point-grids "$OUT/amg_e_grids.points.json" \
+  --pred-iou-thresh 0.553 --stability-score-thresh 0.2858 --output-mode uncompressed_rle \
+  --variant amg_e_grids --out "$OUT/amg_e_grids.h5"
 
 $PY tools/check_amg_dump.py "$OUT/amg_a_nocrop.h5" "$OUT/amg_b_crops.h5" "$OUT/amg_c_minarea.h5" \
-  "$OUT/amg_d_m2m.h5"
+  "$OUT/amg_d_m2m.h5" "$OUT/amg_e_grids.h5"
 ls -l "$OUT"
