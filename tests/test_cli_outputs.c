@@ -215,6 +215,25 @@ static int count_with(const char *dir, const char *needle)
     return n;
 }
 
+/* A parity dump as --model: its own config, named as the dump names its model. */
+static void test_segment_dump_model(void **s)
+{
+    (void)s;
+    char *dump = tu_src_path("fixtures/tiny_a_sam21_s128.h5"), *img = tu_src_path("fixtures/demo/demo.png");
+    char *out = tu_join(g_tmp, "segdump");
+    char *a = tu_strdupf("segment --model '%s' --image '%s' --point 50,40 --out '%s'", dump, img, out);
+    run_result r = samc(a);
+    if (r.rc)
+        fail_msg("samc segment: %s", r.err);
+    run_free(&r), free(a);
+    char *jp = tu_join(out, "result.json"), *text = tu_slurp(jp);
+    cJSON *j = cJSON_Parse(text);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "config")->valuestring, "tiny_a_sam2.1_s128");
+    cJSON_Delete(j);
+    free(text), free(jp), free(out), free(img), free(dump);
+}
+
 static void test_track_outputs(void **s)
 {
     (void)s;
@@ -296,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_exit_codes),
         cmocka_unit_test(test_segment_outputs),
+        cmocka_unit_test(test_segment_dump_model),
         cmocka_unit_test(test_track_outputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

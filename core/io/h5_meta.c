@@ -84,6 +84,7 @@ samc_status samc_h5_meta_read(const char *path, bool with_vocab, samc_h5_meta *o
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot open as HDF5 (missing, truncated or corrupt)", path);
     out->task = attr_string(f, "/inputs", "task");
     out->config_json = attr_string(f, "/model", "config_json");
+    out->variant = attr_string(f, "/model", "variant");
     if (with_vocab)
         st = read_vocab(f, path, out, err);
     H5Fclose(f);
@@ -96,6 +97,7 @@ void samc_h5_meta_free(samc_h5_meta *m)
 {
     free(m->task);
     free(m->config_json);
+    free(m->variant);
     free(m->vocab_gz);
     memset(m, 0, sizeof *m);
 }

@@ -14,6 +14,7 @@
 typedef struct samc_h5_meta {
     char *task;          /* "image", "video", "amg", "sam3_image"; NULL when absent */
     char *config_json;   /* NULL when absent */
+    char *variant;       /* /model attribute `variant` (free text); NULL when absent */
     uint8_t *vocab_gz;   /* NULL when absent (read only when asked for) */
     size_t vocab_n;
 } samc_h5_meta;

@@ -1,5 +1,6 @@
 /* config_h5.c - the config of a parity dump (/model attribute config_json),
  * so a dump can serve as a checkpoint + config pair. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,11 @@ samc_status samc_sam2_config_from_h5(const char *path, samc_sam2_config *cfg, sa
         st = samc_fail(err, SAMC_ERR_KEY, "%s: no /model/config_json attribute holding one string", path);
     else
         st = samc_sam2_config_from_json(meta.config_json, path, cfg, err);
+    if (!st) { /* named as the dump names its model, else by the file, as a .json config is */
+        const char *base = strrchr(path, '/');
+        snprintf(cfg->name, sizeof cfg->name, "%s",
+                 meta.variant && *meta.variant ? meta.variant : base ? base + 1 : path);
+    }
     samc_h5_meta_free(&meta);
     return st;
 }
