@@ -41,6 +41,11 @@ samc_status samc__api_setup_exec(samc_exec *x, const char *impl, int n_threads, 
 /* The threads a use of the model runs on (ref: 1; 0 given: OpenMP's default). */
 int samc__api_threads(const samc_exec *x);
 
+/* The model that samc_predictor_load_ex / samc_tracker_load_ex load for the
+ * predictor or tracker to own (the pre-samc_model entry points). */
+samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                  samc_model **m, samc_error *err);
+
 /* printf-style message to the installed log callback, if `level` passes. */
 void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
 

@@ -127,3 +127,12 @@ int samc__api_threads(const samc_exec *x)
         return 1;
     return x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
 }
+
+samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,
+                                  samc_model **m, samc_error *err)
+{
+    samc_model_params mp = samc_model_default_params();
+    mp.config = config;
+    mp.allow_nonfinite = opts && opts->allow_nonfinite;
+    return samc_model_load(checkpoint, &mp, m, err);
+}

@@ -70,11 +70,8 @@ samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, con
     SAMC_API_ENTER(err);
     SAMC_API_NEED(out, err);
     *out = NULL;
-    samc_model_params mp = samc_model_default_params();
-    mp.config = config;
-    mp.allow_nonfinite = opts && opts->allow_nonfinite;
     samc_model *m = NULL;
-    samc_status st = samc_model_load(checkpoint, &mp, &m, err);
+    samc_status st = samc__api_load_legacy(checkpoint, config, opts, &m, err);
     if (!st && (st = samc_tracker_new(m, NULL, out, err)))
         samc_model_free(m);
     if (!st)
