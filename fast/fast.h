@@ -205,6 +205,14 @@ void samc__fast_bf16_pack_rows(int N, int K, const float *const *rows, int trans
 void samc__fast_bf16_gemm_pre(int M, int N, int K, const uint16_t *A, const uint16_t *Bp, float *C, int64_t ldc,
                         int accumulate);
 
+/* ---- antialiased resize (resize.c) ------------------------------------------ */
+
+/* samc_resize_bilinear_aa (planes, h, w) -> (planes, H, W) on nt threads,
+ * bit for bit; scratch: samc__fast_resize_aa_scratch floats (may be 0). */
+size_t samc__fast_resize_aa_scratch(int64_t planes, int h, int w, int H, int W);
+samc_status samc__fast_resize_aa(int nt, const float *in, int64_t planes, int h, int w, int H, int W, float *out,
+                                 float *scratch);
+
 /* ---- element-wise and row kernels (kernels.c) ----------------------------- */
 
 void samc__fast_layer_norm_rows(const float *x, int64_t ldx, int64_t rows, const samc_norm *n, float *y,

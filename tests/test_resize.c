@@ -3,6 +3,9 @@
  * areas, hole and sprinkle filling) and core/mask_select (MaskDecoder.forward's
  * selection, including the dynamic multimask fallback).
  *
+ * The antialiased cases also run fast/resize.c's threaded version (1 and 3
+ * threads), which must give the same bits.
+ *
  * Inputs come from an integer hash (hval) implemented the same way here and
  * in this script, which printed the expected values (small outputs whole,
  * large ones as 8 samples at ((j*7919*104729) % n) plus a digest of all bits):
@@ -53,6 +56,7 @@
 #include "core/nn/connected_components.h"
 #include "core/models/sam2/mask_select.h"
 #include "core/nn/resize_bilinear.h"
+#include "fast/fast.h"
 
 /* clang-format off */
 static const float k_small0[70] = {0x1.81b46p-2f, 0x1.4a360ep-2f, 0x1.edf126p-3f, 0x1.52b8dap-3f, 0x1.d67cp-4f, 0x1.f663f6p-2f, 0x1.7161ap-2f, 0x1.53bc42p-3f, 0x1.8abf5p-3f, 0x1.af6c04p-3f, 0x1.588b4p-1f, 0x1.b00dcp-2f, 0x1.740508p-5f, 0x1.e4634p-3f, 0x1.74a79cp-2f, 0x1.725fb8p-2f, 0x1.2defc4p-2f, 0x1.8e8faap-3f, 0x1.7cb6a6p-2f, 0x1.f5ab2cp-2f, 0x1.62c93ep-4f, 0x1.abfbdcp-3f, 0x1.91ef5ap-2f, 0x1.fdac42p-2f, 0x1.22bfc2p-1f, 0x1.1dd7aep-1f, 0x1.33057ep-1f, 0x1.52ca34p-1f, 0x1.de030cp-2f, 0x1.58f77cp-2f, 0x1.b4c6bcp-1f, 0x1.b0098ep-1f, 0x1.a8edc4p-1f, 0x1.ca394cp-2f, 0x1.8a44f8p-3f, 0x1.361fc4p-1f, 0x1.e802cep-2f, 0x1.21a7bap-2f, 0x1.315fecp-1f, 0x1.9c67f4p-1f, 0x1.164a66p-1f, 0x1.a8785p-2f, 0x1.c49b36p-3f, 0x1.327796p-1f, 0x1.b3581ap-1f, 0x1.c6b6d6p-2f, 0x1.42cdf2p-2f, 0x1.f3c27ap-4f, 0x1.34371p-1f, 0x1.d80b8cp-1f, 0x1.f9c642p-2f, 0x1.f08e78p-2f, 0x1.e2bac6p-2f, 0x1.4259a6p-1f, 0x1.785724p-1f, 0x1.0ffbe2p-1f, 0x1.475cap-1f, 0x1.9a6dbap-1f, 0x1.495d0ap-1f, 0x1.1351e8p-1f, 0x1.532a8ap-2f, 0x1.ac612p-2f, 0x1.19198p-1f, 0x1.1222f6p-1f, 0x1.0d7e98p-1f, 0x1.a65498p-3f, 0x1.1eea14p-2f, 0x1.9089cp-2f, 0x1.df3d56p-2f, 0x1.09da86p-1f};
@@ -117,6 +121,14 @@ static float *run_resize(const resize_case *rc)
     samc_status st = rc->aa ? samc_resize_bilinear_aa(x, planes, rc->h, rc->w, rc->H, rc->W, y)
                             : samc_resize_bilinear(x, rc->n, rc->c, rc->h, rc->w, rc->H, rc->W, y);
     assert_int_equal(st, SAMC_OK);
+    for (int nt = 1; rc->aa && nt <= 3; nt += 2) { /* fast/resize.c: the same bits */
+        const size_t ns = samc__fast_resize_aa_scratch(planes, rc->h, rc->w, rc->H, rc->W);
+        float *yf = malloc((size_t)(planes * rc->H * rc->W) * sizeof *yf), *tmp = malloc((ns ? ns : 1) * sizeof *tmp);
+        assert_non_null(yf), assert_non_null(tmp);
+        assert_int_equal(samc__fast_resize_aa(nt, x, planes, rc->h, rc->w, rc->H, rc->W, yf, tmp), SAMC_OK);
+        assert_memory_equal(y, yf, (size_t)(planes * rc->H * rc->W) * sizeof *y);
+        free(yf), free(tmp);
+    }
     free(x);
     return y;
 }
@@ -170,6 +182,19 @@ static void test_resize_identity_and_errors(void **state)
     assert_memory_equal(x, y, sizeof y);
     assert_int_equal(samc_resize_bilinear(x, 1, 2, 0, 5, 6, 5, y), SAMC_ERR_ARG);
     assert_int_equal(samc_resize_bilinear_aa(x, 2, 6, 5, 6, -1, y), SAMC_ERR_ARG);
+    assert_int_equal(samc__fast_resize_aa(2, x, 2, 6, 5, 6, -1, y, NULL), SAMC_ERR_ARG);
+    assert_int_equal(samc__fast_resize_aa(2, x, 2, 6, 5, 6, 5, y, NULL), SAMC_OK);
+    assert_memory_equal(x, y, sizeof y);
+    /* one axis changed (no scratch): fast and core give the same bits */
+    static const int one_axis[4][2] = {{6, 9}, {6, 3}, {11, 5}, {4, 5}};
+    for (int k = 0; k < 4; k++) {
+        const int H = one_axis[k][0], W = one_axis[k][1];
+        float a[2 * 11 * 9], b[2 * 11 * 9];
+        assert_int_equal(samc__fast_resize_aa_scratch(2, 6, 5, H, W), 0);
+        assert_int_equal(samc_resize_bilinear_aa(x, 2, 6, 5, H, W, a), SAMC_OK);
+        assert_int_equal(samc__fast_resize_aa(3, x, 2, 6, 5, H, W, b, NULL), SAMC_OK);
+        assert_memory_equal(a, b, (size_t)(2 * H * W) * sizeof *a);
+    }
     free(x);
 }
 

@@ -112,12 +112,6 @@ samc_status samc_resize_bilinear(const float *in, int64_t n, int c, int h, int w
 
 /* ---- antialiased bilinear ------------------------------------------------ */
 
-typedef struct aa_taps {
-    int *xmin, *n; /* first tap and tap count per output index */
-    float *w;      /* (out, stride) normalized weights */
-    int stride;    /* interp_size = ceil(support) * 2 + 1 */
-} aa_taps;
-
 /* HelperInterpLinear::aa_filter, with its float argument and double 1 - x. */
 static float aa_filter(float x)
 {
@@ -126,16 +120,14 @@ static float aa_filter(float x)
     return x < 1.0f ? (float)(1.0 - x) : 0.0f;
 }
 
-static void aa_taps_free(aa_taps *t)
+void samc_aa_taps_free(samc_aa_taps *t)
 {
     free(t->xmin);
     free(t->n);
     free(t->w);
 }
 
-/* _compute_indices_weights_aa + _compute_weights_aa, keeping torch's mix of
- * float variables and double intermediate expressions. */
-static samc_status aa_taps_make(int in, int out, aa_taps *t)
+samc_status samc_aa_taps_make(int in, int out, samc_aa_taps *t)
 {
     const float scale = (float)in / (float)out;
     const float support = scale >= 1.0f ? (float)(1.0 * scale) : 1.0f; /* (interp_size*0.5)*scale */
@@ -145,7 +137,7 @@ static samc_status aa_taps_make(int in, int out, aa_taps *t)
     t->n = malloc((size_t)out * sizeof *t->n);
     t->w = calloc((size_t)out * (size_t)t->stride, sizeof *t->w);
     if (!t->xmin || !t->n || !t->w) {
-        aa_taps_free(t);
+        samc_aa_taps_free(t);
         return samc_fail(NULL, SAMC_ERR_NOMEM, "resize_bilinear_aa: tap tables");
     }
     for (int i = 0; i < out; i++) {
@@ -167,8 +159,7 @@ static samc_status aa_taps_make(int in, int out, aa_taps *t)
     return SAMC_OK;
 }
 
-/* interpolate_aa_single_dim: one output value from n taps spaced `step`. */
-static float aa_dot(const float *x, int64_t step, const float *w, int n)
+float samc_aa_dot(const float *x, int64_t step, const float *w, int n)
 {
     const int vec_end = ((n - 1) / 4) * 4; /* taps 1..vec_end: vectorised in-order reduction */
     float acc = x[0] * w[0];
@@ -184,36 +175,36 @@ static float aa_dot(const float *x, int64_t step, const float *w, int n)
 /* Resample `rows` lines of length `in` (element step `step`, line step
  * `lstep`) into lines of length `out` with the same layout in y. */
 static void aa_pass(const float *x, int64_t rows, int64_t lstep_in, int64_t lstep_out, int64_t step,
-                    const aa_taps *t, int out, float *y)
+                    const samc_aa_taps *t, int out, float *y)
 {
     for (int64_t r = 0; r < rows; r++)
         for (int i = 0; i < out; i++)
-            y[r * lstep_out + i * step] = aa_dot(x + r * lstep_in + t->xmin[i] * step, step,
+            y[r * lstep_out + i * step] = samc_aa_dot(x + r * lstep_in + t->xmin[i] * step, step,
                                                  t->w + (int64_t)i * t->stride, t->n[i]);
 }
 
 /* Horizontal pass (w -> W) on every row of every plane. */
 static samc_status aa_horizontal(const float *x, int64_t planes, int h, int w, int W, float *y)
 {
-    aa_taps t = {0};
-    samc_status st = aa_taps_make(w, W, &t);
+    samc_aa_taps t = {0};
+    samc_status st = samc_aa_taps_make(w, W, &t);
     if (st)
         return st;
     aa_pass(x, planes * h, w, W, 1, &t, W, y);
-    aa_taps_free(&t);
+    samc_aa_taps_free(&t);
     return SAMC_OK;
 }
 
 /* Vertical pass (h -> H): columns of each plane, element step W. */
 static samc_status aa_vertical(const float *x, int64_t planes, int h, int H, int W, float *y)
 {
-    aa_taps t = {0};
-    samc_status st = aa_taps_make(h, H, &t);
+    samc_aa_taps t = {0};
+    samc_status st = samc_aa_taps_make(h, H, &t);
     if (st)
         return st;
     for (int64_t p = 0; p < planes; p++)
         aa_pass(x + p * h * W, W, 1, 1, W, &t, H, y + p * H * W);
-    aa_taps_free(&t);
+    samc_aa_taps_free(&t);
     return SAMC_OK;
 }
 

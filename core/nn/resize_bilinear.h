@@ -40,4 +40,23 @@ samc_status samc_resize_bilinear(const float *in, int64_t n, int c, int h, int w
 samc_status samc_resize_bilinear_aa(const float *in, int64_t planes, int h, int w, int H, int W,
                                     float *out);
 
+/* The antialiased resize's pieces, for implementations that run its two
+ * passes their own way (fast/resize.c: threads, a row-wise vertical pass)
+ * with the same float steps. */
+typedef struct samc_aa_taps {
+    int *xmin, *n; /* first tap and tap count per output index */
+    float *w;      /* (out, stride) normalized weights */
+    int stride;    /* interp_size = ceil(support) * 2 + 1 */
+} samc_aa_taps;
+
+/* _compute_indices_weights_aa + _compute_weights_aa for in -> out samples,
+ * keeping torch's mix of float variables and double intermediates. */
+samc_status samc_aa_taps_make(int in, int out, samc_aa_taps *t);
+void samc_aa_taps_free(samc_aa_taps *t);
+
+/* interpolate_aa_single_dim: one output value from n taps spaced `step`
+ * (taps 1..((n-1)/4)*4 summed as multiply then add, the rest fused, as
+ * torch's vectorised in-order reduction). */
+float samc_aa_dot(const float *x, int64_t step, const float *w, int n);
+
 #endif

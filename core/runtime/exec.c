@@ -2,6 +2,7 @@
  * helpers and the trace. */
 #include "core/runtime/exec.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,13 @@ samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_e
     }
     pthread_mutex_unlock(&b->lock);
     return st;
+}
+
+int samc_exec_wire_threads(const samc_exec *x, int64_t n)
+{
+    const int nt = x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    const int64_t pieces = n / 65536;
+    return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
 }
 
 samc_status samc_exec_wire(samc_exec *x, int slot, int ndim, const int64_t *shape, samc_tensor *t, samc_error *err)

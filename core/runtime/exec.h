@@ -195,6 +195,10 @@ samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err);
  * one that has no body for a layer it would serve, is an error. */
 samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *err);
 void samc_exec_set_threads(samc_exec *x, int n);
+/* Threads for the wiring's own element-wise passes over n floats: the
+ * exec's count, but no more than one per 64K floats (as fast/'s
+ * element-wise kernels: waking a thread costs more than less work). */
+int samc_exec_wire_threads(const samc_exec *x, int64_t n);
 void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user);
 /* Whether any instance is named `name` or has it as a '.'-prefix. */
 bool samc_exec_is_layer_name(const samc_exec *x, const char *name);

@@ -1,9 +1,9 @@
 /* prepost.c - SAM2Transforms: preprocess (ToTensor, antialiased Resize,
  * Normalize) and the resize of postprocess_masks, fast bodies.
  *
- * preprocess: the three colour planes are resampled in parallel by the
- * shared torch-exact kernel (core/resize_bilinear.c); conversion and
- * normalisation are vectorised (a true division, as torch).
+ * preprocess: the colour planes are resampled by fast/resize.c (threads
+ * over rows, the same float steps as core/nn/resize_bilinear.c); conversion
+ * and normalisation are vectorised (a true division, as torch).
  * postprocess: the plain bilinear resize re-implemented with threads over
  * output rows; the arithmetic is core/resize_bilinear.c's, step for step
  * (double source index, fma contractions of the generic kernel, the
@@ -32,12 +32,13 @@ samc_status samc_fast_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w
     if (out->ndim != 4 || out->shape[0] != 1 || out->shape[1] != 3 || out->shape[2] != size || out->shape[3] != size)
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "preprocess: output must be (1,3,%d,%d)", size, size);
     const int nt = samc__fast_threads(ctx);
-    const int64_t hw = (int64_t)h * w, S2 = (int64_t)size * size;
-    const size_t counts[1] = {(size_t)(3 * hw)};
-    float *chw;
-    samc_status st = samc__fast_ws_get(ctx, 1, counts, &chw);
+    const int64_t hw = (int64_t)h * w;
+    const size_t counts[2] = {(size_t)(3 * hw), samc__fast_resize_aa_scratch(3, h, w, size, size)};
+    float *buf[2];
+    samc_status st = samc__fast_ws_get(ctx, 2, counts, buf);
     if (st)
         return st;
+    float *chw = buf[0];
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t p0 = 0; p0 < hw; p0 += 4096) {
         const int64_t p1 = p0 + 4096 < hw ? p0 + 4096 : hw;
@@ -45,13 +46,8 @@ samc_status samc_fast_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w
             for (int c = 0; c < 3; c++)
                 chw[c * hw + p] = (float)img[p * 3 + c] / 255.0f;
     }
-    samc_status sts[3] = {SAMC_OK, SAMC_OK, SAMC_OK};
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-    for (int c = 0; c < 3; c++)
-        sts[c] = samc_resize_bilinear_aa(chw + c * hw, 1, h, w, size, size, out->data + c * S2);
-    for (int c = 0; c < 3; c++)
-        if (sts[c])
-            return sts[c];
+    if ((st = samc__fast_resize_aa(nt, chw, 3, h, w, size, size, out->data, buf[1])))
+        return samc_fail(ctx->err, st, "preprocess: resize");
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int r = 0; r < 3 * size; r++) {
         const int c = r / size;

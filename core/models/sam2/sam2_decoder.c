@@ -3,7 +3,6 @@
  * TwoWayTransformer.forward) and @postprocess. Registry rows, weights,
  * isolated runners and wiring of these layers. */
 #include <math.h>
-#include <omp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "core/models/sam2/mask_select.h"
 #include "core/models/sam2/sam2_transforms.h"
 #include "core/nn/connected_components.h"
+#include "core/nn/layout.h"
 #include "core/models/sam2/sam2_model.h"
 
 #define IMG SAMC_OPS_SAM2_IMAGE
@@ -158,15 +158,6 @@ void samc__sam2_describe_decoder(samc_sd *sd, samc_sam2_model *m)
  * the dense prompt embedding (live from the prompt encoder to the decoder). */
 enum { WIRE_KEYS_A, WIRE_KEYS_B, WIRE_KEY_PE, WIRE_DENSE };
 
-/* Threads for the wiring's element-wise passes over n floats: one per 64K
- * floats at most (as fast/'s element-wise kernels), the exec's count. */
-static int wire_threads(const samc_exec *x, int64_t n)
-{
-    const int nt = x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
-    const int64_t pieces = n / 65536;
-    return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
-}
-
 /* (B,C,H,W) [+ dense (b_out,C,H,W)] -> (b_out,HW,C): flatten(2).permute(0,2,1),
  * with predict_masks' `src = image_embeddings + dense_prompt_embeddings`
  * fused into the read (the same float sums, no (B,C,H,W) temporary); a
@@ -179,27 +170,8 @@ static samc_status image_tokens(samc_exec *x, int slot, const samc_tensor *img, 
     samc_status st = samc_exec_wire(x, slot, 3, (const int64_t[]){b_out, HW, C}, y, err);
     if (st)
         return st;
-    const int64_t nblk = (HW + 15) / 16, units = b_out * nblk;
-    float *yd = y->data;
-    const int nt = wire_threads(x, b_out * HW * C);
-    /* 16 pixels (one cache line of each channel plane) at a time: the
-     * pixel-major loop read a 16 KiB-strided column per pixel */
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < units; u++) {
-        const int64_t b = u / nblk, i0 = (u % nblk) * 16, i1 = i0 + 16 < HW ? i0 + 16 : HW;
-        const float *xb = img->data + (B == 1 ? 0 : b) * C * HW;
-        float *yb = yd + b * HW * C;
-        if (dense) {
-            const float *db = dense->data + b * C * HW;
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t i = i0; i < i1; i++)
-                    yb[i * C + c] = xb[c * HW + i] + db[c * HW + i];
-        } else {
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t i = i0; i < i1; i++)
-                    yb[i * C + c] = xb[c * HW + i];
-        }
-    }
+    samc_layout_planes_to_tokens(samc_exec_wire_threads(x, b_out * HW * C), img->data, B,
+                                 dense ? dense->data : NULL, b_out, HW, C, y->data);
     return SAMC_OK;
 }
 

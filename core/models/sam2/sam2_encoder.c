@@ -10,6 +10,7 @@
 #include "core/base/error.h"
 #include "core/models/sam2/hiera_pos_embed.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/nn/layout.h"
 
 #define IMG SAMC_OPS_SAM2_IMAGE
 #define OP(kind) offsetof(samc_sam2_image_ops, kind)
@@ -121,15 +122,18 @@ samc_status samc__sam2_describe_encoder(samc_sd *sd, samc_sam2_model *m, samc_er
 
 /* ---- wiring ------------------------------------------------------------------- */
 
-/* (1,H,W,C) BHWC -> (1,C,H,W) NCHW, as Hiera.forward's permute(0,3,1,2). */
-static samc_status bhwc_to_nchw(const samc_tensor *x, samc_tensor *y, samc_error *err)
+/* Layer outputs are allocated uninitialised: every body writes its whole
+ * output (docs/architecture.md), and zero-filling them was a serial
+ * memset of ~380 MB per image at t. The layout passes between the bodies
+ * run on the exec's threads (core/nn/layout.c). */
+
+/* (B,H,W,C) BHWC -> (B,C,H,W) NCHW, as Hiera.forward's permute(0,3,1,2). */
+static samc_status bhwc_to_nchw(const samc_exec *x, const samc_tensor *in, samc_tensor *y, samc_error *err)
 {
-    const int64_t B = x->shape[0], H = x->shape[1], W = x->shape[2], C = x->shape[3];
-    samc_status st = samc_tensor_allocv(y, err, 4, B, C, H, W);
-    for (int64_t b = 0; !st && b < B; b++)
-        for (int64_t i = 0; i < H * W; i++)
-            for (int64_t c = 0; c < C; c++)
-                y->data[(b * C + c) * H * W + i] = x->data[(b * H * W + i) * C + c];
+    const int64_t B = in->shape[0], H = in->shape[1], W = in->shape[2], C = in->shape[3];
+    samc_status st = samc_tensor_alloc_uninit(y, 4, (const int64_t[]){B, C, H, W}, err);
+    if (!st)
+        samc_layout_tokens_to_planes(samc_exec_wire_threads(x, B * H * W * C), in->data, B, H * W, C, y->data);
     return st;
 }
 
@@ -142,19 +146,19 @@ static samc_status trunk(samc_exec *x, const samc_tensor *img, const samc_scope 
     if (img->ndim != 4 || img->shape[0] != 1 || img->shape[1] != 3 || img->shape[2] != S || img->shape[3] != S)
         return samc_fail(err, SAMC_ERR_SHAPE, "image encoder input must be (1,3,%d,%d)", S, S);
     samc_tensor cur = {0}, nxt = {0};
-    samc_status st = samc_tensor_allocv(&cur, err, 4, (int64_t)1, (int64_t)G, (int64_t)G, (int64_t)C);
+    samc_status st = samc_tensor_alloc_uninit(&cur, 4, (const int64_t[]){1, G, G, C}, err);
     const samc_layer *L = samc_layer_get(x, &defs[PATCH_EMBED], 0);
     const samc_tensor *outs[SAMC_MAX_STAGES] = {&cur};
     if (!st)
         st = samc_layer_done(x, L, sc, OPS(L)->patch_embed(samc_layer_ctx(x, L), &m->patch_embed, img, &cur), err, 1,
                              slot0, outs);
-    for (int64_t i = 0; !st && i < (int64_t)G * G * C; i++)
-        cur.data[i] += m->pos_embed[i];
+    if (!st)
+        samc_layout_add(samc_exec_wire_threads(x, (int64_t)G * G * C), cur.data, m->pos_embed, (int64_t)G * G * C);
     for (int i = 0, stage = 0; !st && i < m->depth; i++) {
         const samc_hiera_block *blk = &m->blocks[i];
         const int64_t s = blk->q_stride ? blk->q_stride : 1;
-        if ((st = samc_tensor_allocv(&nxt, err, 4, cur.shape[0], cur.shape[1] / s, cur.shape[2] / s,
-                                     (int64_t)blk->dim_out)))
+        if ((st = samc_tensor_alloc_uninit(
+                 &nxt, 4, (const int64_t[]){cur.shape[0], cur.shape[1] / s, cur.shape[2] / s, blk->dim_out}, err)))
             break;
         L = samc_layer_get(x, &defs[BLOCK], i);
         outs[0] = &nxt;
@@ -165,7 +169,7 @@ static samc_status trunk(samc_exec *x, const samc_tensor *img, const samc_scope 
         cur = nxt;
         memset(&nxt, 0, sizeof nxt);
         if (stage < m->n_stages && i == m->stage_ends[stage])
-            st = bhwc_to_nchw(&cur, &stage_out[stage++], err);
+            st = bhwc_to_nchw(x, &cur, &stage_out[stage++], err);
     }
     if (!st) {
         static const char *const slots[] = {"0", "1", "2", "3"};
@@ -185,8 +189,8 @@ static samc_status neck_and_scalp(samc_exec *x, const samc_scope *sc, samc_tenso
     const int L = m->neck.n_levels, D = m->neck.d_model;
     samc_status st = SAMC_OK;
     for (int i = 0; !st && i < L; i++)
-        if (!(st = samc_tensor_allocv(&feat[i], err, 4, (int64_t)1, (int64_t)D, xs[i].shape[2], xs[i].shape[3])))
-            st = samc_tensor_allocv(&pos[i], err, 4, (int64_t)1, (int64_t)D, xs[i].shape[2], xs[i].shape[3]);
+        if (!(st = samc_tensor_alloc_uninit(&feat[i], 4, (const int64_t[]){1, D, xs[i].shape[2], xs[i].shape[3]}, err)))
+            st = samc_tensor_alloc_uninit(&pos[i], 4, (const int64_t[]){1, D, xs[i].shape[2], xs[i].shape[3]}, err);
     char names[1 + 2 * SAMC_FPN_MAX_LEVELS][24];
     const char *slots[1 + 2 * SAMC_FPN_MAX_LEVELS];
     const samc_tensor *t[1 + 2 * SAMC_FPN_MAX_LEVELS];
@@ -216,7 +220,7 @@ static samc_status conv_s(samc_exec *x, int def, const samc_conv2d *c, const sam
                           samc_error *err)
 {
     const samc_layer *L = samc_layer_get(x, &defs[def], 0);
-    samc_status st = samc_tensor_allocv(out, err, 4, (int64_t)1, (int64_t)c->cout, in->shape[2], in->shape[3]);
+    samc_status st = samc_tensor_alloc_uninit(out, 4, (const int64_t[]){1, c->cout, in->shape[2], in->shape[3]}, err);
     return st ? st : samc_layer_done(x, L, NULL, OPS(L)->conv2d(samc_layer_ctx(x, L), c, in, out), err, 0, NULL, NULL);
 }
 
@@ -271,7 +275,7 @@ static samc_status preprocess(samc_exec *x, const samc_scope *sc, bool video, bo
     const samc_sam2_model *m = x->model;
     const int64_t S = m->cfg.image_size;
     const samc_layer *L = samc_layer_get(x, &defs[PREPROCESS], 0);
-    samc_status st = samc_tensor_allocv(out, err, 4, (int64_t)1, (int64_t)3, S, S);
+    samc_status st = samc_tensor_alloc_uninit(out, 4, (const int64_t[]){1, 3, S, S}, err);
     if (st)
         return st;
     samc_ctx *ctx = samc_layer_ctx(x, L);
