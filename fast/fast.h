@@ -156,6 +156,10 @@ static inline int samc__fast_bf16_on(const samc_ctx *ctx, const samc_linear *l)
  * model was prepared for this implementation, else packed per call. */
 void samc__fast_linear_x(const samc_ctx *ctx, int nt, const float *x, int64_t ldx, int64_t rows, const samc_linear *l,
                          float *y, int64_t ldy, int flags);
+/* y = R + (x W^T + b): a residual read from R (rows of ldr) instead of
+ * copied into y first; the same bits as copying R and FAST_GEMM_ACC. */
+void samc__fast_linear_res(const samc_ctx *ctx, int nt, const float *x, int64_t ldx, int64_t rows,
+                           const samc_linear *l, const float *R, int64_t ldr, float *y, int64_t ldy);
 /* The same on the calling thread (inside a parallel region); Wp: the
  * per-call packed weight for the unprepared case (or NULL). */
 void samc__fast_linear_x_1t(const samc_ctx *ctx, const float *x, int64_t ldx, int64_t rows, const samc_linear *l,

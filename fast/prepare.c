@@ -4,6 +4,7 @@
  * in the implementation's prep slot; fast and bf16 differ only in the
  * element type of that copy. Bodies find it with samc__fast_prepared. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/base/error.h"
 #include "fast/fast.h"
@@ -87,6 +88,20 @@ void samc__fast_linear_x(const samc_ctx *ctx, int nt, const float *x, int64_t ld
     if (flags & (FAST_GEMM_GELU | FAST_GEMM_RELU))
         for (int64_t r = 0; r < rows; r++)
             (flags & FAST_GEMM_GELU ? samc__fast_gelu : samc__fast_relu)(y + r * ldy, l->out);
+}
+
+void samc__fast_linear_res(const samc_ctx *ctx, int nt, const float *x, int64_t ldx, int64_t rows,
+                           const samc_linear *l, const float *R, int64_t ldr, float *y, int64_t ldy)
+{
+    const fast_wpack *p = samc__fast_prepared(ctx, l->prep);
+    if (p) {
+        samc__fast_gemm_res(nt, rows, x, ldx, p, l->b, R, ldr, y, ldy, 0);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(y + r * ldy, R + r * ldr, (size_t)l->out * sizeof *y);
+    samc__fast_linear(nt, x, ldx, rows, l, y, ldy, 1);
 }
 
 void samc__fast_linear_x_1t(const samc_ctx *ctx, const float *x, int64_t ldx, int64_t rows, const samc_linear *l,

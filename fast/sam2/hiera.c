@@ -244,12 +244,11 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     const size_t scr_per = att > mlp ? att : mlp; /* windowed: per thread */
 
     samc__fast_layer_norm(nt, x->data, rows, &blk->norm1, xn); /* x = norm1(x) */
-    /* shortcut -> out */
-    if (!blk->has_proj) {
-        memcpy(out->data, x->data, (size_t)rows * D * sizeof(float));
-    } else if (g.s == 1) {
+    /* shortcut -> out (without a projection, the attention's proj below
+     * reads it from x: no copy) */
+    if (blk->has_proj && g.s == 1) {
         samc__fast_linear_x(ctx, nt, xn, g.dim, rows, &blk->proj, out->data, D, 0);
-    } else {
+    } else if (blk->has_proj) {
         samc__fast_linear_x(ctx, nt, xn, g.dim, rows, &blk->proj, sc, D, 0);
         max_pool_map(nt, sc, g.B, g.H, g.W, D, g.s, out->data);
     }
@@ -279,7 +278,10 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
         }
     }
     /* x = shortcut + proj(attn) */
-    samc__fast_linear_x(ctx, nt, attn, D, orows, &blk->attn_proj, out->data, D, FAST_GEMM_ACC);
+    if (blk->has_proj)
+        samc__fast_linear_x(ctx, nt, attn, D, orows, &blk->attn_proj, out->data, D, FAST_GEMM_ACC);
+    else
+        samc__fast_linear_res(ctx, nt, attn, D, orows, &blk->attn_proj, x->data, D, out->data, D);
     /* x = x + mlp(norm2(x)) */
     mlp_residual(ctx, nt, blk, out->data, orows, scr, buf[5], buf[6]);
     return SAMC_OK;
