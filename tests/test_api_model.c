@@ -312,7 +312,8 @@ static samc_status count_frame(void *user, const samc_frame_masks *m)
 }
 
 /* The tracker's progress: one step per frame propagate visits, with the
- * total of the range asked for (start and max_frames respected). */
+ * total of the range asked for (start and max_frames respected, the
+ * default start taken from the prompts as they stand). */
 static void test_tracker_progress(void **s)
 {
     (void)s;
@@ -347,6 +348,16 @@ static void test_tracker_progress(void **s)
     assert_int_equal(samc_tracker_propagate(t, 1, -1, 1, count_frame, &seen, &e), SAMC_OK); /* 1, 0 reversed */
     assert_int_equal(seen, 2);
     assert_int_equal(ps.total, 2);
+    /* the default start follows the prompts as they stand: an object
+     * prompted on frame 0 and removed again leaves the start at frame 1 */
+    assert_int_equal(samc_tracker_add_points(t, 0, 8, pt, lab, 1, NULL, 1, NULL, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_remove_object(t, 8, &e), SAMC_OK);
+    ps = (progress_seen){.monotonic = 1}, seen = 0;
+    assert_int_equal(samc_tracker_propagate(t, -1, -1, 0, count_frame, &seen, &e), SAMC_OK); /* frames 1..4 */
+    assert_int_equal(seen, 4);
+    assert_int_equal(ps.calls, 4);
+    assert_int_equal(ps.total, 4);
+    assert_true(ps.monotonic);
     samc_tracker_free(t);
     samc_model_free(m);
     free(dump), free(frames);

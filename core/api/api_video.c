@@ -17,7 +17,6 @@ struct samc_tracker {
     void *user;
     samc_progress_fn progress;
     void *progress_user;
-    int first_prompt;                 /* earliest prompted frame (propagate's default start), -1: none */
     int done, total;                  /* progress of the current propagate */
 };
 
@@ -41,7 +40,6 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
     if (!t)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     t->model = model;
-    t->first_prompt = -1;
     t->progress = tp.progress, t->progress_user = tp.progress_user;
     t->opt = samc_video_options_from_config(&model->sam2->cfg);
     samc_status st = samc_sam2_exec_init(&t->x, model->sam2, err);
@@ -129,7 +127,7 @@ samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int
 static samc_status open_frames(samc_tracker *t, samc_frames *f, samc_error *err)
 {
     samc_video_free(t->video);
-    t->video = NULL, t->frames = NULL, t->first_prompt = -1;
+    t->video = NULL, t->frames = NULL;
     samc_status st = samc_video_init(&t->x, f, &t->opt, &t->video, err); /* takes f */
     if (!st)
         t->frames = f;
@@ -188,12 +186,6 @@ static void to_public(const samc_video_masks *m, samc_frame_masks *p)
     *p = (samc_frame_masks){m->frame_idx, m->n_obj, m->height, m->width, m->obj_ids, m->logits, m->object_scores};
 }
 
-static void note_prompt(samc_tracker *t, int frame)
-{
-    if (t->first_prompt < 0 || frame < t->first_prompt)
-        t->first_prompt = frame;
-}
-
 samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
                                     int n, const float *box, int clear_old_points, samc_frame_masks *out,
                                     samc_error *err)
@@ -206,8 +198,6 @@ samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, cons
         return samc_fail(err, SAMC_ERR_ARG, "n is %d but points or labels is NULL", n);
     samc_video_masks_free(&t->last);
     st = samc_video_add_points(t->video, frame, obj_id, points, labels, n, box, clear_old_points != 0, &t->last, err);
-    if (!st)
-        note_prompt(t, frame);
     if (!st && out)
         to_public(&t->last, out);
     return st;
@@ -223,8 +213,6 @@ samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const 
     SAMC_API_NEED(mask, err);
     samc_video_masks_free(&t->last);
     st = samc_video_add_mask(t->video, frame, obj_id, mask, h, w, &t->last, err);
-    if (!st)
-        note_prompt(t, frame);
     if (!st && out)
         to_public(&t->last, out);
     return st;
@@ -236,21 +224,11 @@ static samc_status forward_cb(void *user, const samc_video_masks *m)
     samc_frame_masks p;
     to_public(m, &p);
     samc_status st = t->cb ? t->cb(t->user, &p) : SAMC_OK;
+    if (t->done == 0) /* the range propagate settled on */
+        t->total = samc_video_propagate_total(t->video);
     if (t->progress)
         t->progress(t->progress_user, "propagate", ++t->done, t->total);
     return st;
-}
-
-/* The frames propagate will visit (samc_video_propagate's range). */
-static int propagate_total(const samc_tracker *t, int start, int max_frames, int reverse)
-{
-    const int n = samc_video_num_frames(t->video);
-    if (start < 0)
-        start = t->first_prompt < 0 ? 0 : t->first_prompt;
-    if (start >= n || (reverse && start == 0))
-        return 0;
-    const int span = reverse ? start + 1 : n - start;
-    return max_frames >= 0 && max_frames + 1 < span ? max_frames + 1 : span;
 }
 
 samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, int reverse, samc_frame_masks_cb cb,
@@ -261,7 +239,7 @@ samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, i
     if (st)
         return st;
     t->cb = cb, t->user = user;
-    t->done = 0, t->total = propagate_total(t, start, max_frames, reverse);
+    t->done = 0;
     return samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
 }
 
@@ -295,7 +273,6 @@ samc_status samc_tracker_reset(samc_tracker *t, samc_error *err)
     SAMC_API_NEED(t, err);
     if (t->video)
         samc_video_reset(t->video);
-    t->first_prompt = -1;
     return SAMC_OK;
 }
 

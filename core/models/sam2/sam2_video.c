@@ -92,7 +92,7 @@ int samc_video_stored_outputs(const samc_video *v)
         n += v->objs[i].cond.n + v->objs[i].non_cond.n + v->objs[i].tmp_cond.n + v->objs[i].tmp_non_cond.n;
     return n;
 }
-int samc_video_num_frames(const samc_video *v) { return v->num_frames; }
+int samc_video_num_frames(const samc_video *v) { return v->frames ? samc_frames_count(v->frames) : v->num_frames; }
 
 void samc_video_masks_free(samc_video_masks *m)
 {

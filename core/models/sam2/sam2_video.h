@@ -78,5 +78,9 @@ int samc_video_stored_outputs(const samc_video *v);
 
 int samc_video_num_objects(const samc_video *v);
 int samc_video_num_frames(const samc_video *v);
+/* How many frames the propagate now running visits (known from its first
+ * frame callback on: the default start depends on the prompts as
+ * propagate's preflight consolidates them). */
+int samc_video_propagate_total(const samc_video *v);
 
 #endif

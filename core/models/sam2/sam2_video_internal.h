@@ -27,6 +27,7 @@ struct samc_video {
     samc_frames *frames;
     samc_video_options opt;
     int num_frames, H, W;
+    int prop_total;                           /* frames the running propagate visits */
     video_obj *objs;
     int n_objs, cap_objs;
     int cached_t;                             /* cached_features holds one frame */

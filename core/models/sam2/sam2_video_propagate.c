@@ -133,6 +133,18 @@ static void evict_before(samc_video *v, int t)
     samc_frames_forget_before(v->frames, t < v->cached_t ? t : v->cached_t);
 }
 
+/* The first conditioning frame of any object (after preflight). */
+static int default_start(const samc_video *v)
+{
+    int start = v->num_frames;
+    for (int i = 0; i < v->n_objs; i++)
+        for (int k = 0; k < v->objs[i].cond.n; k++)
+            start = v->objs[i].cond.items[k].frame_idx < start ? v->objs[i].cond.items[k].frame_idx : start;
+    return start;
+}
+
+int samc_video_propagate_total(const samc_video *v) { return v->prop_total; }
+
 samc_status samc_video_propagate(samc_video *v, int start, int max_frames, bool reverse, samc_video_frame_cb cb,
                                  void *user, samc_error *err)
 {
@@ -146,18 +158,15 @@ samc_status samc_video_propagate(samc_video *v, int start, int max_frames, bool 
         if (st)
             return st;
     }
-    if (start < 0) { /* the first conditioning frame of any object */
-        start = v->num_frames;
-        for (int i = 0; i < v->n_objs; i++)
-            for (int k = 0; k < v->objs[i].cond.n; k++)
-                start = v->objs[i].cond.items[k].frame_idx < start ? v->objs[i].cond.items[k].frame_idx : start;
-    }
+    if (start < 0)
+        start = default_start(v);
     if (start >= v->num_frames)
         return samc_fail(err, SAMC_ERR_ARG, "start frame %d is outside the video's 0..%d", start, v->num_frames - 1);
     if (max_frames < 0)
         max_frames = v->num_frames;
     int end = reverse ? (start - max_frames > 0 ? start - max_frames : 0)
                       : (start + max_frames < v->num_frames - 1 ? start + max_frames : v->num_frames - 1);
+    v->prop_total = reverse ? (start == 0 ? 0 : start - end + 1) : end - start + 1;
     if (reverse && start == 0)
         return SAMC_OK; /* reverse tracking from frame 0 does nothing */
     const int64_t s = 4 * (int64_t)v->m->emb, hw = (int64_t)v->H * v->W;
