@@ -21,19 +21,21 @@ static uint64_t xgetbv0(void)
 }
 #endif
 
-enum { F_AVX512 = 1, F_AVX512BF16 = 2, F_AMXBF16 = 4 };
+enum { F_AVX512 = 1, F_AVX512BF16 = 2, F_AMXBF16 = 4, F_AMD = 8 };
 
 static int detect(void)
 {
     int f = 0;
 #ifdef SAMC_X86
     unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u)
+        f |= F_AMD; /* "AuthenticAMD" */
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) /* OSXSAVE */
-        return 0;
+        return f;
     const uint64_t xcr0 = xgetbv0();
     const int os_zmm = (xcr0 & 0xe6) == 0xe6; /* SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM */
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return 0;
+        return f;
     const int avx512 = os_zmm && (b & (1u << 16)) && (b & (1u << 30)) && (b & (1u << 31)); /* F, BW, VL */
     const int amx = (d & (1u << 24)) && (d & (1u << 22)); /* AMX-TILE, AMX-BF16 */
     if (avx512)
@@ -85,6 +87,31 @@ int samc__fast_bf16_kernel(void)
 #pragma omp atomic write
     cached = k;
     return k;
+}
+
+/* vdpbf16ps doubles the fp32 FMA rate only where it issues on two ports
+ * (AMD Zen 4/5); Intel's issues on one, and the conversions to bf16 then
+ * make the bf16 attention slower than fp32's: on Sapphire Rapids (AMX), t's
+ * global attention took 30 ms in bf16 against 17 in fp32 at 16 threads
+ * (docs/fast.md). The GEMMs take AMX tiles there; the attention stays fp32
+ * until it has an AMX path. SAMC_BF16_ATTENTION=bf16|fp32 overrides (A/B). */
+int samc__fast_bf16_attention(void)
+{
+    static int cached = -1;
+    int on;
+#pragma omp atomic read
+    on = cached;
+    if (on >= 0)
+        return on;
+    on = (features() & F_AMD) && samc__fast_bf16_kernel() == FAST_KERN_AVX512BF16;
+    const char *o = getenv("SAMC_BF16_ATTENTION");
+    if (o && !strcmp(o, "bf16"))
+        on = 1;
+    else if (o && !strcmp(o, "fp32"))
+        on = 0;
+#pragma omp atomic write
+    cached = on;
+    return on;
 }
 
 int samc__fast_cpu_has_kernel(int kern)

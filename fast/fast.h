@@ -146,11 +146,19 @@ static inline const fast_wpack *samc__fast_prepared(const samc_ctx *ctx, const v
     return ctx && ctx->prep_slot >= 0 ? (const fast_wpack *)prep[ctx->prep_slot] : NULL;
 }
 /* Whether the body runs in the bf16 implementation (its prepared copy of l
- * is bfloat16): the bodies then take the bf16 attention kernels too. */
+ * is bfloat16), and whether its attention kernels then run in bf16 too
+ * (samc__fast_bf16_attention: on CPUs where that pays). */
 static inline int samc__fast_bf16_on(const samc_ctx *ctx, const samc_linear *l)
 {
     const fast_wpack *p = samc__fast_prepared(ctx, l->prep);
     return p && p->dtype == FAST_BF16;
+}
+/* bf16 attention where vdpbf16ps beats fp32 FMAs (AMD), fp32 elsewhere
+ * (cpu_features.c; SAMC_BF16_ATTENTION=bf16|fp32 overrides). */
+int samc__fast_bf16_attention(void);
+static inline int samc__fast_bf16_attention_on(const samc_ctx *ctx, const samc_linear *l)
+{
+    return samc__fast_bf16_on(ctx, l) && samc__fast_bf16_attention();
 }
 /* y = act(x W^T + b (+ y with FAST_GEMM_ACC)) on the packed weight when the
  * model was prepared for this implementation, else packed per call. */

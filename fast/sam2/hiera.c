@@ -255,7 +255,7 @@ samc_status samc_fast_hiera_block(samc_ctx *ctx, const samc_hiera_block *blk, co
     samc__fast_linear_x(ctx, nt, xn, g.dim, rows, &blk->qkv, qkv, 3 * D, 0);
 
     const float scale = (float)(1.0 / sqrt((double)g.hd));
-    const int bf16 = samc__fast_bf16_on(ctx, &blk->qkv);
+    const int bf16 = samc__fast_bf16_attention_on(ctx, &blk->qkv);
     if (global) { /* one window = the whole map, rows are uniformly strided */
         const int64_t L = (int64_t)g.H * g.W;
         for (int b = 0; b < g.B; b++) {

@@ -128,7 +128,7 @@ static samc_status rope_attention(samc_ctx *ctx, int nt, const samc_rope_attenti
     const fast_attn at = {.Lq = L, .Lk = Nk, .d = hd, .scale = 1.0f / sqrtf((float)hd), .q = b->qp, .ldq = C,
                           .k = b->kp, .ldk = C, .v = fold_v ? v_in : b->vp, .ldv = fold_v ? Dv : C,
                           .o = fold_v ? b->vp : b->o, .ldo = fold_v ? Dv : C, .dv = fold_v ? Dv : 0};
-    if (samc__fast_bf16_on(ctx, &a->q))
+    if (samc__fast_bf16_attention_on(ctx, &a->q))
         samc__fast_flash_attention_bf16(nt, &at, a->heads, 0, b->s);
     else
         samc__fast_flash_attention(nt, &at, a->heads, 0, b->s);
