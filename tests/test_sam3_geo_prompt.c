@@ -8,7 +8,8 @@
  *    inside and outside the map, boxes tiny, full-image and at the border,
  *    padded entries in either part, labels 0 and 1, batch 2, points only,
  *    boxes only) produce the same mask and embeddings within fast's
- *    tolerance (the fixtures' sessions hold boxes only, batch 1);
+ *    tolerance (the fixtures' sessions hold boxes only, batch 1), and so do
+ *    random records of the released width (d 256, roi 7) on its 72 x 72 map;
  *  - both refuse a label other than 0 or 1 and mis-shaped outputs alike. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -204,6 +205,107 @@ static void test_fast_matches_ref(void **state)
     compare_case(f, 1, 1, 3);
 }
 
+/* Random records of the released width (d 256, roi 7, every option on),
+ * weights ~ U(-1, 1) / sqrt(fan-in) so the activations stay O(1). */
+typedef struct wide_geo {
+    samc_sam3_geometry_encoder g;
+    float *arena;
+} wide_geo;
+
+static float *take(float **p, size_t n, float scale, uint64_t *s)
+{
+    float *x = *p;
+    for (size_t i = 0; i < n; i++)
+        x[i] = scale * samc_rng_uniform(s);
+    *p += n;
+    return x;
+}
+
+static void wide_linear(samc_linear *l, int in, int out, float **p, uint64_t *s)
+{
+    l->in = in, l->out = out;
+    l->w = take(p, (size_t)in * out, 1.0f / sqrtf((float)in), s);
+    l->b = take(p, (size_t)out, 0.1f, s);
+}
+
+static void wide_norm(samc_norm *n, int d, float **p, uint64_t *s)
+{
+    n->dim = d, n->eps = 1e-5f;
+    float *w = take(p, (size_t)d, 0.2f, s);
+    for (int i = 0; i < d; i++)
+        w[i] += 1.0f;
+    n->w = w, n->b = take(p, (size_t)d, 0.1f, s);
+}
+
+static void make_wide(wide_geo *w)
+{
+    const int d = 256, R = 7;
+    memset(w, 0, sizeof *w);
+    samc_sam3_geometry_encoder *g = &w->g;
+    const size_t n = (size_t)d * R * R * d + 8 * (size_t)d * (d + 2) + 64 * (size_t)d;
+    w->arena = malloc(n * sizeof *w->arena);
+    assert_non_null(w->arena);
+    float *p = w->arena;
+    uint64_t s = 42;
+    g->d_model = d, g->roi_size = R;
+    g->label_embed = take(&p, 2 * (size_t)d, 1.0f, &s);
+    g->cls_embed = take(&p, (size_t)d, 1.0f, &s);
+    wide_linear(&g->points_direct, 2, d, &p, &s);
+    wide_linear(&g->points_pool, d, d, &p, &s);
+    wide_linear(&g->points_pos, d, d, &p, &s);
+    wide_linear(&g->boxes_direct, 4, d, &p, &s);
+    wide_linear(&g->boxes_pos, d + 2, d, &p, &s);
+    wide_linear(&g->final_proj, d, d, &p, &s);
+    g->boxes_pool = (samc_conv2d){.cin = d, .cout = d, .kh = R, .kw = R, .stride = 1, .pad = 0, .groups = 1};
+    g->boxes_pool.w = take(&p, (size_t)d * d * R * R, 1.0f / sqrtf((float)(d * R * R)), &s);
+    g->boxes_pool.b = take(&p, (size_t)d, 0.1f, &s);
+    g->has_img_pre_norm = g->has_final_proj = true;
+    wide_norm(&g->img_pre_norm, d, &p, &s);
+    wide_norm(&g->norm, d, &p, &s);
+    g->pe = (samc_sine_pe){.num_pos_feats = d, .temperature = 10000.0f, .normalize = true,
+                           .scale = (float)(2.0 * M_PI)};
+    assert_true((size_t)(p - w->arena) <= n);
+}
+
+/* The released width on a 72 x 72 map (1008 px): points and boxes, a box
+ * over the whole map (11 x 11 samples per bin), fast against ref. */
+static void test_released_width(void **state)
+{
+    fixture *f = *state;
+    wide_geo w;
+    make_wide(&w);
+    const int C = w.g.d_model, B = 1, Np = 3, Nb = 4, N = Np + Nb + 1;
+    geo_in in;
+    make_inputs(&in, Np, Nb, B, C, 99);
+    samc_tensor_release(&in.img);
+    in.H = in.W = 72;
+    alloc_t(&in.img, 3, (int64_t)in.H * in.W, B, C);
+    uint64_t s = 5;
+    for (int64_t i = 0; i < samc_numel(&in.img); i++)
+        in.img.data[i] = 3.0f * samc_rng_uniform(&s);
+    samc_tensor e[2] = {{0}}, k[2] = {{0}};
+    samc_exec *x[2] = {&f->fast, &f->ref};
+    for (int j = 0; j < 2; j++) {
+        const samc_layer *L = samc_exec_find(x[j], LAYER);
+        samc_ctx *ctx = samc_layer_ctx(x[j], L);
+        alloc_t(&e[j], 3, N, B, C), alloc_t(&k[j], 2, B, N, 0);
+        samc_status st = ((const samc_sam3_ops *)L->ops)
+                             ->geo_prompt(ctx, &w.g, &in.pts, &in.pmask, &in.plab, &in.box, &in.bmask, &in.blab,
+                                          &in.img, in.H, in.W, &e[j], &k[j]);
+        if (st)
+            print_error("%s: %s\n", L->impl->name, ctx->err->msg);
+        assert_int_equal(st, SAMC_OK);
+    }
+    assert_memory_equal(k[0].data, k[1].data, (size_t)B * N * sizeof(float));
+    double ref_max, d = max_abs_diff(&e[0], &e[1], &ref_max);
+    printf("released width (d %d, roi 7, 72x72): fast vs ref rel %.3g (max|ref| %.3g)\n", C, d / ref_max, ref_max);
+    assert_true(ref_max > 0 && d / ref_max <= samc_impl_find("fast")->tol);
+    for (int j = 0; j < 2; j++)
+        samc_tensor_release(&e[j]), samc_tensor_release(&k[j]);
+    free_inputs(&in);
+    free(w.arena);
+}
+
 /* The same refusal from both bodies. */
 static void expect_refused(fixture *f, geo_in *in, int N, int B, int C, const char *want)
 {
@@ -237,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_has_every_body),
         cmocka_unit_test(test_fast_matches_ref),
+        cmocka_unit_test(test_released_width),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
