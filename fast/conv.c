@@ -1,5 +1,7 @@
 /* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
- * images, threads over panels of output pixels; the plain Conv2d layer. */
+ * images, threads over panels of pixels (output pixels for Conv2d, input
+ * pixels for ConvTranspose2d). ConvTranspose2d serves SAM 2's output
+ * upscaling (fast/sam2/mask_decoder.c) and SAM 3's neck (fast/sam3/neck.c). */
 #include <omp.h>
 #include <string.h>
 
@@ -92,5 +94,66 @@ void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int 
         const int64_t p0 = p * pp;
         const int n = (int)(HWo - p0 < pp ? HWo - p0 : pp);
         conv_panel(c, x, H, W, Wo, HWo, p0, n, y, col + per * omp_get_thread_num());
+    }
+}
+
+/* ---- ConvTranspose2d, kernel == stride == k ------------------------------- */
+
+/* Input pixels per GEMM panel. */
+#define CONVT_PANEL 2048
+
+/* Panels of at most CONVT_PANEL pixels, but at least one per thread (the
+ * 64 x 64 map of SAM 2's up0 is 2 panels of 2048: 2 busy threads of 16);
+ * not under 256 pixels, where packing the panel would outweigh its product. */
+static int64_t conv_t2d_panel(int64_t hw, int nt)
+{
+    int64_t pp = (hw + nt - 1) / nt;
+    pp = (pp + 31) / 32 * 32;
+    return pp < 256 ? 256 : pp > CONVT_PANEL ? CONVT_PANEL : pp;
+}
+
+size_t samc__fast_conv_t2d_scratch(const samc_conv_t2d *c, int h, int w, int nt)
+{
+    return (size_t)nt * c->cout * c->k * c->k * (size_t)fast_ld(conv_t2d_panel((int64_t)h * w, nt));
+}
+
+/* One GEMM per panel of input pixels: (cout*k*k) x cin (the weight (cin, cout,
+ * k, k) read as a (cin, cout*k*k) matrix, transposed) times cin x pixels,
+ * then the k*k taps of each pixel scattered to the output with the bias. */
+void samc__fast_conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z)
+{
+    const int k = c->k, N = c->cout * k * k, W = w * k;
+    const int64_t hw = (int64_t)h * w, pp = conv_t2d_panel(hw, nt), np = (hw + pp - 1) / pp, ldz = fast_ld(pp);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t p = 0; p < np; p++) {
+        const int64_t p0 = p * pp;
+        const int n = (int)(hw - p0 < pp ? hw - p0 : pp);
+        float *zt = z + (size_t)omp_get_thread_num() * N * ldz;
+        samc__fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, ldz, 0);
+        for (int o = 0; o < c->cout; o++) {
+            const float b = c->b ? c->b[o] : 0.0f;
+            float *yo = y + (int64_t)o * hw * k * k;
+            for (int dy = 0; dy < k; dy++) {
+                const float *zr = zt + (int64_t)(o * k + dy) * k * ldz;
+                /* one source row segment at a time: its k outputs per pixel
+                 * are adjacent in the output row (k == 2: interleaved
+                 * stores the compiler vectorises) */
+                for (int j0 = 0; j0 < n;) {
+                    const int64_t iy = (p0 + j0) / w, ix = (p0 + j0) % w;
+                    const int len = (int)(w - ix < n - j0 ? w - ix : n - j0);
+                    float *dst = yo + (iy * k + dy) * W + ix * k;
+                    if (k == 2) {
+                        const float *z0 = zr + j0, *z1 = zr + ldz + j0;
+                        for (int j = 0; j < len; j++)
+                            dst[2 * j] = z0[j] + b, dst[2 * j + 1] = z1[j] + b;
+                    } else {
+                        for (int dx = 0; dx < k; dx++)
+                            for (int j = 0; j < len; j++)
+                                dst[j * k + dx] = zr[dx * ldz + j0 + j] + b;
+                    }
+                    j0 += len;
+                }
+            }
+        }
     }
 }

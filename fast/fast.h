@@ -318,5 +318,11 @@ void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, co
  * pixels. col: scratch of samc__fast_conv2d_scratch() floats. */
 size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W);
 void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col);
+/* ConvTranspose2d with kernel == stride == k (no overlap) on one NCHW image
+ * x (cin, h, w) -> y (cout, k*h, k*w): one GEMM per panel of input pixels,
+ * then each pixel's k*k taps scattered with the bias; threads over panels.
+ * z: samc__fast_conv_t2d_scratch(c, h, w, nt) floats (every thread's). */
+size_t samc__fast_conv_t2d_scratch(const samc_conv_t2d *c, int h, int w, int nt);
+void samc__fast_conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z);
 
 #endif

@@ -1,46 +1,22 @@
 /* chained_sam3.c - the SAM 3 image task (PARITY_DUMP_FORMAT.md, "SAM 3"):
- * loading its model (and the tokenizer's vocabulary) from the dump, and the
- * chained run: set_image, then each prompt session through the processor's
- * wiring (core/models/sam3/sam3_predict.c) with every parity point traced. */
+ * its model (and the tokenizer's vocabulary) loaded from the dump by
+ * samc_sam3_model_load, and the chained run: set_image, then each prompt
+ * session through the processor's wiring (core/models/sam3/sam3_predict.c)
+ * with every parity point traced. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/io/weights.h"
 #include "core/models/sam3/sam3_predict.h"
 #include "harness_internal.h"
 
 samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *impl, samc_error *err)
 {
-    char *json = NULL;
-    samc_status st = samc_dump_has_attr(r->dump, "/model", "config_json")
-                         ? samc_dump_attr_str(r->dump, "/model", "config_json", &json, err)
-                         : samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
-    cJSON *cfg = NULL;
-    if (!st && !(cfg = cJSON_Parse(json)))
-        st = samc_fail(err, SAMC_ERR_FORMAT, "%s:/model/config_json is not valid JSON", path);
-    free(json);
-    char what[600];
-    snprintf(what, sizeof what, "%s:/model/config_json", path);
-    samc_weights *w = NULL;
-    if (!st)
-        st = samc_weights_open_h5(path, &w, err);
-    if (!st)
-        st = samc_sam3_model_init(&r->model3, w, cfg, "", what, err);
-    cJSON_Delete(cfg);
-    if (!st && samc_dump_exists(r->dump, "/model/bpe_vocab_gz")) { /* the tokenizer's vocabulary */
-        uint8_t *gz = NULL;
-        int nd = 0;
-        int64_t dims[4] = {0};
-        st = samc_dump_read_u8(r->dump, "/model/bpe_vocab_gz", &gz, &nd, dims, err);
-        if (!st && nd != 1)
-            st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /model/bpe_vocab_gz must be 1-D bytes", path);
-        if (!st)
-            st = samc_sam3_model_set_vocab(r->model3, gz, (size_t)dims[0], NULL, err);
-        free(gz);
-    }
+    /* the dump as a SAM 3 checkpoint (core/models/sam3/sam3_load.c): its
+     * weights, its /model/config_json and its tokenizer's vocabulary */
+    samc_status st = samc_sam3_model_load(path, NULL, &r->model3, err);
     if (!st)
         st = samc_sam3_exec_init(&r->x, r->model3, impl, err);
     return st;

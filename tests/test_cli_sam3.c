@@ -10,7 +10,8 @@
  * then the bad inputs, each with its message, a non-zero exit and nothing
  * written: empty text, boxes outside / inverted / empty, a missing, corrupt
  * or absent vocabulary, a SAM 2 model (checkpoint, dumps of the image, video
- * and amg tasks) with --text, SAM 2 options on a SAM 3 model. */
+ * and amg tasks) with --text, SAM 2 options on a SAM 3 model; `samc bench`
+ * (SAM 2 only) given a SAM 3 checkpoint or dump names the family. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -340,6 +341,27 @@ static void test_info(void **state)
     tu_run_free(&r), free(a);
 }
 
+/* `samc bench` runs the SAM 2 image predictor: a SAM 3 checkpoint or dump is
+ * refused with exit 2, naming its family, not with the SAM 2 key check's
+ * list of missing keys. */
+static void test_bench_refuses_sam3(void **state)
+{
+    (void)state;
+    char *a[2] = {tu_strdupf("bench --model '%s' --config sam2.1_hiera_t --runs 1 --warmup 0", g_ck),
+                  tu_strdupf("bench --model '%s' --runs 1 --warmup 0", g_dump)};
+    const char *model[2] = {g_ck, g_dump};
+    for (int i = 0; i < 2; i++) {
+        tu_run_result r = tu_run_samc(g_tmp, a[i]);
+        printf("$ samc %s\n  -> %d: %s", a[i], r.rc, r.err);
+        assert_int_equal(r.rc, 2);
+        char *want = tu_strdupf("samc bench: %s is a SAM 3 model; bench runs SAM 2 models only", model[i]);
+        tu_assert_contains(r.err, want);
+        assert_null(strstr(r.err, "missing"));
+        assert_null(strstr(r.out, "model sam2"));
+        tu_run_free(&r), free(want), free(a[i]);
+    }
+}
+
 /* The dump's image as a PNG (lossless: the same pixels the official run saw). */
 static int setup(void **state)
 {
@@ -372,6 +394,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_official_session), cmocka_unit_test(test_long_text),
                                        cmocka_unit_test(test_info),
-                                       cmocka_unit_test(test_bad_inputs)};
+                                       cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_bench_refuses_sam3)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -19,7 +19,7 @@ static const samc_impl fast_impl = {
     .name = "fast",
     .about = "OpenMP threads, AVX2/AVX-512 kernels, fp32, weights packed at load",
     .tol = 1e-4,
-    .fallback = "ref", /* SAM 3 kinds without a fast body yet (fast/sam3/ops_table.c) */
+    .fallback = "ref", /* none used today: fast has every SAM 2 and SAM 3 body (tests/test_sam3_geo_prompt.c) */
     .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops,
             [SAMC_OPS_SAM3] = &samc_fast_sam3_ops},
     .prepare = samc__fast_prepare_f32,

@@ -1,8 +1,7 @@
 /* mask_decoder.c - MaskDecoder.predict_masks after the transformer
  * (sam/mask_decoder.py), fast body: the two ConvTranspose2d(k=2, s=2) of
- * output_upscaling as one sgemm each ((cout*4) x cin times cin x pixels,
- * then a scatter of the four taps with the bias), LayerNorm2d and GELU
- * vectorised, the hypernetwork product as one sgemm over pixel panels. */
+ * output_upscaling on fast/conv.c (samc__fast_conv_t2d), LayerNorm2d and
+ * GELU vectorised, the hypernetwork product over pixel panels. */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -13,55 +12,6 @@
 #include "fast/simd.h"
 
 #define PIX_PANEL 2048
-
-/* ConvTranspose2d, kernel == stride == k, on one image x (cin, h*w) ->
- * y (cout, k*h, k*w). z: scratch (cout*k*k, PIX_PANEL) per thread. The
- * weight (cin, cout, k, k) is read as a (cin, cout*k*k) matrix. */
-static void conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z)
-{
-    const int k = c->k, N = c->cout * k * k, W = w * k;
-    const int64_t hw = (int64_t)h * w;
-    /* panels of at most PIX_PANEL pixels, but at least one per thread (the
-     * 64 x 64 map of up0 is 2 panels of 2048: 2 busy threads of 16); not
-     * under 256 pixels, where packing the panel would outweigh its product */
-    int64_t pp = (hw + nt - 1) / nt;
-    pp = (pp + 31) / 32 * 32;
-    pp = pp < 256 ? 256 : pp > PIX_PANEL ? PIX_PANEL : pp;
-    const int64_t np = (hw + pp - 1) / pp;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t p = 0; p < np; p++) {
-        const int64_t p0 = p * pp;
-        const int n = (int)(hw - p0 < pp ? hw - p0 : pp);
-        const int64_t ldz = fast_ld(PIX_PANEL);
-        float *zt = z + (size_t)omp_get_thread_num() * N * ldz;
-        samc__fast_sgemm(N, n, c->cin, c->w, 1, N, x + p0, hw, 0, zt, ldz, 0);
-        for (int o = 0; o < c->cout; o++) {
-            const float b = c->b ? c->b[o] : 0.0f;
-            float *yo = y + (int64_t)o * hw * k * k;
-            for (int dy = 0; dy < k; dy++) {
-                const float *zr = zt + (int64_t)(o * k + dy) * k * ldz;
-                /* one source row segment at a time: its k outputs per pixel
-                 * are adjacent in the output row (k == 2: interleaved
-                 * stores the compiler vectorises) */
-                for (int j0 = 0; j0 < n;) {
-                    const int64_t iy = (p0 + j0) / w, ix = (p0 + j0) % w;
-                    const int len = (int)(w - ix < n - j0 ? w - ix : n - j0);
-                    float *dst = yo + (iy * k + dy) * W + ix * k;
-                    if (k == 2) {
-                        const float *z0 = zr + j0, *z1 = zr + ldz + j0;
-                        for (int j = 0; j < len; j++)
-                            dst[2 * j] = z0[j] + b, dst[2 * j + 1] = z1[j] + b;
-                    } else {
-                        for (int dx = 0; dx < k; dx++)
-                            for (int j = 0; j < len; j++)
-                                dst[j * k + dx] = zr[dx * ldz + j0 + j] + b;
-                    }
-                    j0 += len;
-                }
-            }
-        }
-    }
-}
 
 /* masks[t, p] = sum_c hyper[t, c] up[c, p] for n pixels: M (<= 8) rows are
  * too few for the GEMM kernel (it would pack all of `up`); one pass over up,
@@ -155,8 +105,9 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         widest = mlp_widest(&dec->hyper[t]) > widest ? mlp_widest(&dec->hyper[t]) : widest;
     if (dec->pred_obj_scores)
         widest = mlp_widest(&dec->obj_head) > widest ? mlp_widest(&dec->obj_head) : widest;
-    const int zn = (c1 * 4 > c2 * 4 ? c1 : c2) * 4;
-    const size_t counts[5] = {(size_t)hw * D, (size_t)n1, (size_t)n2, (size_t)nt * zn * fast_ld(PIX_PANEL),
+    const size_t z0 = samc__fast_conv_t2d_scratch(&dec->up0, h, w, nt),
+                 z1 = samc__fast_conv_t2d_scratch(&dec->up1, 2 * h, 2 * w, nt);
+    const size_t counts[5] = {(size_t)hw * D, (size_t)n1, (size_t)n2, z0 > z1 ? z0 : z1,
                               (size_t)M * c2 + 2 * (size_t)widest * (M + 2)};
     float *buf[5];
     samc_status st = samc__fast_ws_get(ctx, 5, counts, buf);
@@ -171,12 +122,12 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         for (int64_t p0 = 0; p0 < hw; p0 += 256)
             samc__fast_transpose(kb + p0 * D, D, (int)(hw - p0 < 256 ? hw - p0 : 256), (int)D, src + p0, hw);
         /* output upscaling (+ high-res features) */
-        conv_t2d(nt, &dec->up0, src, h, w, u1, z);
+        samc__fast_conv_t2d(nt, &dec->up0, src, h, w, u1, z);
         if (dec->use_high_res_features)
             samc__fast_add_mt(nt, u1, u1, feat_b(feat_s1, b, n1), n1);
         samc__fast_layer_norm2d(nt, u1, c1, 4 * hw, &dec->up_norm, u1);
         samc__fast_gelu_mt(nt, u1, n1);
-        conv_t2d(nt, &dec->up1, u1, 2 * h, 2 * w, up, z);
+        samc__fast_conv_t2d(nt, &dec->up1, u1, 2 * h, 2 * w, up, z);
         if (dec->use_high_res_features) /* act2(dc2(.) + feat_s0) in one pass */
             samc__fast_add_gelu_mt(nt, up, feat_b(feat_s0, b, n2), n2);
         else

@@ -1,6 +1,5 @@
-/* fast_sam3.h - the fast/ bodies of SAM 3 layer kinds (contracts:
- * core/models/sam3/sam3_layers.h). Kinds without a fast body here are
- * served by fast's fallback (ref), as the registry resolves per layer. */
+/* fast_sam3.h - the fast/ bodies of the SAM 3 layer kinds (contracts:
+ * core/models/sam3/sam3_layers.h), one for every kind. */
 #ifndef SAMC_FAST_SAM3_H
 #define SAMC_FAST_SAM3_H
 
@@ -25,6 +24,11 @@ samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level 
                                       samc_tensor *out);
 samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
                                       const samc_tensor *attn_mask, samc_tensor *out);
+samc_status samc_fast_sam3_geo_prompt(samc_ctx *ctx, const samc_sam3_geometry_encoder *g,
+                                      const samc_tensor *points, const samc_tensor *point_mask,
+                                      const samc_tensor *point_labels, const samc_tensor *boxes,
+                                      const samc_tensor *box_mask, const samc_tensor *box_labels,
+                                      const samc_tensor *img, int H, int W, samc_tensor *embeds, samc_tensor *mask);
 samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l, const samc_tensor *tgt,
                                      const samc_tensor *memory, const samc_tensor *tgt_kpm,
                                      const samc_tensor *mem_kpm, const samc_tensor *pos,

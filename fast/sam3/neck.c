@@ -1,8 +1,7 @@
 /* neck.c - one branch of sam3/model/necks.py Sam3DualViTDetNeck.convs, fast
- * body: ConvTranspose2d(k2, s2) as one GEMM per panel of input pixels (the
- * NCHW input read as a pixels x cin matrix, the weight as cin x cout*4),
- * then the four taps scattered with the bias; GELU between the two of the
- * 4x branch; MaxPool for 0.5x; conv_1x1 and conv_3x3 on fast/conv.c. */
+ * body: ConvTranspose2d(k2, s2) (the one of SAM 2's output upscaling too),
+ * GELU between the two of the 4x branch, MaxPool for 0.5x, then conv_1x1
+ * and conv_3x3: all on fast/conv.c. */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -10,32 +9,6 @@
 #include "core/base/error.h"
 #include "fast/fast.h"
 #include "fast/sam3/fast_sam3.h"
-
-#define PIX_PANEL 256
-
-/* ConvTranspose2d(k, stride k) of one image x (cin, h, w) -> y (cout, k*h, k*w);
- * z: PIX_PANEL * cout*k*k floats per thread. */
-static void conv_t(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z)
-{
-    const int k = c->k, N = c->cout * k * k, Wy = w * k;
-    const int64_t hw = (int64_t)h * w, np = (hw + PIX_PANEL - 1) / PIX_PANEL;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t p = 0; p < np; p++) {
-        const int64_t p0 = p * PIX_PANEL;
-        const int n = (int)(hw - p0 < PIX_PANEL ? hw - p0 : PIX_PANEL);
-        float *zt = z + (size_t)omp_get_thread_num() * PIX_PANEL * N;
-        samc__fast_sgemm(n, N, c->cin, x + p0, 1, hw, c->w, N, 0, zt, N, 0);
-        for (int i = 0; i < n; i++) {
-            const int64_t iy = (p0 + i) / w, ix = (p0 + i) % w;
-            const float *zr = zt + (int64_t)i * N;
-            for (int o = 0; o < c->cout; o++)
-                for (int dy = 0; dy < k; dy++)
-                    for (int dx = 0; dx < k; dx++)
-                        y[((int64_t)o * h * k + iy * k + dy) * Wy + ix * k + dx] =
-                            zr[(o * k + dy) * k + dx] + c->b[o];
-        }
-    }
-}
 
 /* MaxPool2d(2, 2) on planes; NaN propagates as in PyTorch. */
 static void max_pool2(int nt, const float *x, int64_t planes, int H, int W, float *y)
@@ -80,12 +53,12 @@ samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level 
     const int nt = samc__fast_threads(ctx);
     const int64_t hw = (int64_t)H * W;
     const int64_t up = s >= 2.0f ? (int64_t)lvl->dconv0.cout * H0 * 2 * W0 * 2 : 1;
-    size_t zs = s >= 2.0f ? (size_t)PIX_PANEL * lvl->dconv0.cout * 4 : 1;
-    if (s == 4.0f && (size_t)PIX_PANEL * lvl->dconv1.cout * 4 > zs)
-        zs = (size_t)PIX_PANEL * lvl->dconv1.cout * 4;
+    size_t zs = s >= 2.0f ? samc__fast_conv_t2d_scratch(&lvl->dconv0, H0, W0, nt) : 1;
+    if (s == 4.0f && samc__fast_conv_t2d_scratch(&lvl->dconv1, 2 * H0, 2 * W0, nt) > zs)
+        zs = samc__fast_conv_t2d_scratch(&lvl->dconv1, 2 * H0, 2 * W0, nt);
     const size_t c1s = samc__fast_conv2d_scratch(c1, H, W), c3s = samc__fast_conv2d_scratch(c3, H, W);
-    const size_t counts[4] = {(size_t)up, (size_t)C * hw, (size_t)c1->cout * hw,
-                              (zs > (c1s > c3s ? c1s : c3s) ? zs : (c1s > c3s ? c1s : c3s)) * nt};
+    const size_t cs = (c1s > c3s ? c1s : c3s) * nt;
+    const size_t counts[4] = {(size_t)up, (size_t)C * hw, (size_t)c1->cout * hw, zs > cs ? zs : cs};
     float *buf[4];
     samc_status st = samc__fast_ws_get(ctx, 4, counts, buf);
     if (st)
@@ -93,12 +66,12 @@ samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level 
     for (int b = 0; b < B; b++) {
         const float *xb = x->data + (int64_t)b * C0 * H0 * W0, *cur = xb;
         if (s == 4.0f) { /* dconv_2x2_0, GELU, dconv_2x2_1 */
-            conv_t(nt, &lvl->dconv0, xb, H0, W0, buf[0], buf[3]);
+            samc__fast_conv_t2d(nt, &lvl->dconv0, xb, H0, W0, buf[0], buf[3]);
             samc__fast_gelu_mt(nt, buf[0], up);
-            conv_t(nt, &lvl->dconv1, buf[0], 2 * H0, 2 * W0, buf[1], buf[3]);
+            samc__fast_conv_t2d(nt, &lvl->dconv1, buf[0], 2 * H0, 2 * W0, buf[1], buf[3]);
             cur = buf[1];
         } else if (s == 2.0f) {
-            conv_t(nt, &lvl->dconv0, xb, H0, W0, buf[1], buf[3]);
+            samc__fast_conv_t2d(nt, &lvl->dconv0, xb, H0, W0, buf[1], buf[3]);
             cur = buf[1];
         } else if (s == 0.5f) {
             max_pool2(nt, xb, C0, H0, W0, buf[1]);

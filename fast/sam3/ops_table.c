@@ -1,6 +1,6 @@
-/* ops_table.c - the SAM 3 table of the fast implementation. The one kind
- * left NULL (geo_prompt: the geometry prompt encoding, a few tokens) comes
- * from fast's fallback, ref. */
+/* ops_table.c - the SAM 3 table of the fast implementation: a body for
+ * every kind (tests/test_registry.c checks that none is left to fast's
+ * fallback). */
 #include "fast/sam3/fast_sam3.h"
 
 const samc_sam3_ops samc_fast_sam3_ops = {
@@ -14,6 +14,7 @@ const samc_sam3_ops samc_fast_sam3_ops = {
     .text_block = samc_fast_sam3_text_block,
     .text_final = samc_fast_sam3_text_final,
     .text_resize = samc_fast_sam3_text_resize,
+    .geo_prompt = samc_fast_sam3_geo_prompt,
     .enc_layer = samc_fast_sam3_enc_layer,
     .layer_norm = samc_fast_sam3_layer_norm,
     .dec_layer = samc_fast_sam3_dec_layer,
