@@ -26,10 +26,13 @@ void samc__fast_prepare_release(void *arena)
 }
 
 /* A conv the bodies compute as x_col W^T with W (cout, cin*kh*kw): the
- * non-overlapping strided ones (patch embedding). */
+ * non-overlapping strided ones (patch embedding) and the unpadded stride-1
+ * ones applied to kernel-sized patches (SAM 3's ROI-pooled box features). */
 static bool conv_as_linear(const samc_conv2d *c)
 {
-    return c->groups == 1 && c->kh > 1 && c->stride == c->kh && c->kh == c->kw && c->pad == 0;
+    if (c->groups != 1 || c->kh < 2 || c->kh != c->kw || c->pad != 0)
+        return false;
+    return c->stride == c->kh || c->stride == 1;
 }
 
 static samc_status prepare(const samc_param_list *params, int slot, void **arena, fast_dtype dtype, samc_error *err)
