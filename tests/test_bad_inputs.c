@@ -555,6 +555,12 @@ static void mk_img_png_empty_idat(void)
     copy_prefix(src, "in.png", 1 << 20);
     free(src);
 }
+static void mk_img_psd_alpha(void)
+{
+    char *src = tu_src_path("tests/fuzz_regress/image/psd_alpha_unpremultiply_overflow.psd");
+    copy_prefix(src, "in.psd", 1 << 20);
+    free(src);
+}
 static void mk_img_pnm_overflow(void) { write_str("in.ppm", "P6\n99999999999 4\n255\n"); }
 
 /* --- configs -------------------------------------------------------------------- */
@@ -888,6 +894,9 @@ static const bad_case CASES[] = {
     {"img_png_empty_idat", "PNG whose first IDAT chunk is empty", "tests/fuzz_regress/image (fuzz find)",
      mk_img_png_empty_idat, "in.png", SEG_IMAGE, {"in.png", "empty first IDAT chunk"}, api_image,
      {"in.png", "not a readable PNG"}},
+    {"img_psd_alpha", "PSD with an alpha channel (stb's un-premultiply overflows)", "tests/fuzz_regress/image (fuzz find)",
+     mk_img_psd_alpha, "in.psd", SEG_IMAGE, {"in.psd", "PSD with an alpha channel is not supported"}, api_image,
+     {"in.psd", "PSD with an alpha channel"}},
     {"img_fifo", "image path that is a FIFO", "mkfifo (would block a plain open)", mk_img_fifo, "in.png", SEG_IMAGE,
      {"in.png", "not a regular file"}, api_image, {"in.png", "not a regular file"}},
     /* prompts and arguments */

@@ -81,6 +81,15 @@ static int pnm_header_overflows(const uint8_t *b, size_t n)
  * first IDAT makes it compute NULL + 0 (undefined behaviour, found by
  * fuzzing). Walks the chunks in stb's order (it consumes exactly `length`
  * bytes per chunk or stops) and reports an empty IDAT before any data. */
+/* stb's PSD loader un-premultiplies every image of 4 or more channels with
+ * a float-to-integer cast that overflows when a colour exceeds its alpha
+ * (undefined behaviour, found by fuzzing). Such a PSD is refused by its
+ * header (signature "8BPS", channel count at byte 12, big-endian). */
+static int psd_with_alpha(const uint8_t *b, size_t n)
+{
+    return n >= 14 && !memcmp(b, "8BPS", 4) && ((b[12] << 8) | b[13]) >= 4;
+}
+
 static int png_empty_first_idat(const uint8_t *b, size_t n)
 {
     if (n < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8))
@@ -113,6 +122,9 @@ samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what
     }
     if (pnm_header_overflows(buf, (size_t)len))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (PNM header number out of range)", what);
+    if (psd_with_alpha(buf, (size_t)len))
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "%s: a PSD with an alpha channel is not supported (flatten it or save it as PNG)", what);
     if (png_empty_first_idat(buf, (size_t)len))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable PNG (empty first IDAT chunk)", what);
     int w = 0, h = 0, c = 0;
