@@ -86,6 +86,10 @@ typedef struct cJSON cJSON;
  * stability score (offset 1, as SAM2AutomaticMaskGenerator). `logits`:
  * h*w, > 0 is the mask. */
 samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err);
+/* A new record appended to arr for the image's mask k: "index" and "file"
+ * (mask_<k>.png, as segment writes it); the caller adds its own fields,
+ * then cli_mask_json. */
+cJSON *cli_mask_entry(cJSON *arr, int k);
 /* "points": [[x,y,label],...], "box": [x0,y0,x1,y1] of a prompt. */
 void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box);
 

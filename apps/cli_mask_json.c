@@ -2,6 +2,7 @@
  * on the automatic mask generator's own RLE, box and stability code
  * (core/amg/), so these numbers mean what they mean there. */
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -17,6 +18,17 @@ static cJSON *size_json(int h, int w)
     cJSON_AddItemToArray(s, cJSON_CreateNumber(h));
     cJSON_AddItemToArray(s, cJSON_CreateNumber(w));
     return s;
+}
+
+cJSON *cli_mask_entry(cJSON *arr, int k)
+{
+    char file[32];
+    snprintf(file, sizeof file, "mask_%d.png", k);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, o);
+    cJSON_AddNumberToObject(o, "index", k);
+    cJSON_AddStringToObject(o, "file", file);
+    return o;
 }
 
 samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err)

@@ -220,12 +220,7 @@ static cJSON *result_json(const seg_args *a, const samc_predictor *p, const samc
     cJSON *arr = cJSON_AddArrayToObject(r, "masks");
     const int64_t hw = (int64_t)m->width * m->height;
     for (int k = 0; k < m->num_masks; k++) {
-        char file[32];
-        snprintf(file, sizeof file, "mask_%d.png", k);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(arr, o);
-        cJSON_AddNumberToObject(o, "index", k);
-        cJSON_AddStringToObject(o, "file", file);
+        cJSON *o = cli_mask_entry(arr, k);
         cJSON_AddNumberToObject(o, "predicted_iou", m->iou[k]);
         cJSON_AddNumberToObject(o, "iou_prediction", m->iou[k]); /* the name of samc <= 0.1 */
         if (cli_mask_json(o, m->masks + k * hw, m->height, m->width, err)) {

@@ -157,12 +157,7 @@ static cJSON *result_json(const seg_args *a, const samc_model *m, const samc_sam
     cJSON *arr = cJSON_AddArrayToObject(r, "instances");
     const int64_t hw = (int64_t)res->h * res->w;
     for (int k = 0; k < res->n; k++) {
-        char file[32];
-        snprintf(file, sizeof file, "mask_%d.png", k);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(arr, o);
-        cJSON_AddNumberToObject(o, "index", k);
-        cJSON_AddStringToObject(o, "file", file);
+        cJSON *o = cli_mask_entry(arr, k);
         cJSON_AddNumberToObject(o, "score", res->scores[k]);
         cJSON_AddItemToObject(o, "box", num_array(res->boxes + 4 * k, 4)); /* xyxy pixels, unclipped */
         if (cli_mask_json(o, lg + k * hw, res->h, res->w, err)) {

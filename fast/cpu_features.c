@@ -54,39 +54,43 @@ static int detect(void)
     return f;
 }
 
+/* decide() once per process (benign race: every thread decides the same). */
+static int once(int *cached, int (*decide)(void))
+{
+    int v;
+#pragma omp atomic read
+    v = *cached;
+    if (v < 0) {
+        v = decide();
+#pragma omp atomic write
+        *cached = v;
+    }
+    return v;
+}
+
 static int features(void)
 {
     static int cached = -1;
-    int f;
-#pragma omp atomic read
-    f = cached;
-    if (f < 0) {
-        f = detect();
-#pragma omp atomic write
-        cached = f;
-    }
-    return f;
+    return once(&cached, detect);
 }
 
-int samc__fast_bf16_kernel(void)
+static int decide_bf16_kernel(void)
 {
-    static int cached = -1;
-    int k;
-#pragma omp atomic read
-    k = cached;
-    if (k >= 0)
-        return k;
     const int f = features();
-    k = f & F_AMXBF16 ? FAST_KERN_AMX : f & F_AVX512BF16 ? FAST_KERN_AVX512BF16 : FAST_KERN_FALLBACK;
+    int k = f & F_AMXBF16 ? FAST_KERN_AMX : f & F_AVX512BF16 ? FAST_KERN_AVX512BF16 : FAST_KERN_FALLBACK;
     /* SAMC_BF16_KERNEL caps the choice (benchmarks, A/B tests) */
     const char *cap = getenv("SAMC_BF16_KERNEL");
     if (cap && !strcmp(cap, "fallback"))
         k = FAST_KERN_FALLBACK;
     else if (cap && !strcmp(cap, "avx512") && k > FAST_KERN_AVX512BF16)
         k = FAST_KERN_AVX512BF16;
-#pragma omp atomic write
-    cached = k;
     return k;
+}
+
+int samc__fast_bf16_kernel(void)
+{
+    static int cached = -1;
+    return once(&cached, decide_bf16_kernel);
 }
 
 /* vdpbf16ps doubles the fp32 FMA rate only where it issues on two ports
@@ -95,23 +99,20 @@ int samc__fast_bf16_kernel(void)
  * global attention took 30 ms in bf16 against 17 in fp32 at 16 threads
  * (docs/fast.md). The GEMMs take AMX tiles there; the attention stays fp32
  * until it has an AMX path. SAMC_BF16_ATTENTION=bf16|fp32 overrides (A/B). */
+static int decide_bf16_attention(void)
+{
+    const char *o = getenv("SAMC_BF16_ATTENTION");
+    if (o && !strcmp(o, "bf16"))
+        return 1;
+    if (o && !strcmp(o, "fp32"))
+        return 0;
+    return (features() & F_AMD) && samc__fast_bf16_kernel() == FAST_KERN_AVX512BF16;
+}
+
 int samc__fast_bf16_attention(void)
 {
     static int cached = -1;
-    int on;
-#pragma omp atomic read
-    on = cached;
-    if (on >= 0)
-        return on;
-    on = (features() & F_AMD) && samc__fast_bf16_kernel() == FAST_KERN_AVX512BF16;
-    const char *o = getenv("SAMC_BF16_ATTENTION");
-    if (o && !strcmp(o, "bf16"))
-        on = 1;
-    else if (o && !strcmp(o, "fp32"))
-        on = 0;
-#pragma omp atomic write
-    cached = on;
-    return on;
+    return once(&cached, decide_bf16_attention);
 }
 
 int samc__fast_cpu_has_kernel(int kern)
