@@ -70,12 +70,24 @@ static void note_bf16_flips(samc_parity_row *row, const samc_tensor *t, const sa
                  other ? "; other differences too" : "");
 }
 
+/* FNV-1a 64 over the tensor's bytes. */
+static uint64_t digest(const samc_tensor *t)
+{
+    const unsigned char *p = (const unsigned char *)t->data;
+    const int64_t n = samc_numel(t) * (int64_t)sizeof(float);
+    uint64_t h = 14695981039346656037ull;
+    for (int64_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 void samc__parity_compare(parity_run *r, int index, const char *module, int call, const char *slot,
                     const samc_tensor *t, const char *path)
 {
     samc_parity_row *row = samc__parity_add_row(r, index, module, call, slot);
     if (!row)
         return;
+    row->digest = digest(t);
     row->ndim = t->ndim;
     memcpy(row->shape, t->shape, sizeof row->shape);
     samc_tensor ref = {0};

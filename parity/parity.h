@@ -9,6 +9,7 @@
 #define SAMC_PARITY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/base/tensor.h"
@@ -32,6 +33,9 @@ typedef struct samc_parity_row {
     int64_t shape[SAMC_MAX_DIMS];
     double max_abs, rel, nmse;
     double mask_iou;           /* final mask outputs: IoU of (out > 0) and (ref > 0); NAN elsewhere */
+    /* FNV-1a 64 of samc's output bytes (0: none): two runs whose digests
+     * agree produced bit-identical outputs (a regression guard). */
+    uint64_t digest;
     samc_parity_state state;
     char note[256];
 } samc_parity_row;

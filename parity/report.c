@@ -113,6 +113,11 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
             worst = r->rel > worst ? r->rel : worst;
         }
         cJSON_AddStringToObject(o, "result", state_name(r->state));
+        if (r->digest) {
+            char hex[17];
+            snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->digest);
+            cJSON_AddStringToObject(o, "digest", hex);
+        }
         if (r->note[0])
             cJSON_AddStringToObject(o, "note", r->note);
         cJSON_AddItemToArray(rows, o);
