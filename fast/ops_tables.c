@@ -28,3 +28,28 @@ const samc_sam2_ops samc_fast_sam2_ops = {
     .hiera_block = samc_fast_hiera_block,
     .fpn_neck = samc_fast_fpn_neck,
 };
+
+const samc_sam3_ops samc_fast_sam3_ops = {
+    .sam3_preprocess = samc_fast_sam3_preprocess,
+    .sam3_vit_patch_embed = samc_fast_sam3_vit_patch_embed,
+    .sam3_vit_pos_ln_pre = samc_fast_sam3_vit_pos_ln_pre,
+    .sam3_vit_block = samc_fast_sam3_vit_block,
+    .sam3_neck_level = samc_fast_sam3_neck_level,
+    .sam3_text_embed = samc_fast_sam3_text_embed,
+    .sam3_text_block = samc_fast_sam3_text_block,
+    .sam3_text_final = samc_fast_sam3_text_final,
+    .sam3_text_resize = samc_fast_sam3_text_resize,
+    .sam3_geo_prompt = samc_fast_sam3_geo_prompt,
+    .sam3_enc_layer = samc_fast_sam3_enc_layer,
+    .sam3_dec_layer = samc_fast_sam3_dec_layer,
+    .sam3_dec_query_pos = samc_fast_sam3_dec_query_pos,
+    .sam3_dec_boxrpb = samc_fast_sam3_dec_boxrpb,
+    .sam3_dec_refine = samc_fast_sam3_dec_refine,
+    .sam3_dot_scoring = samc_fast_sam3_dot_scoring,
+    .sam3_seg_cross_attend = samc_fast_sam3_seg_cross_attend,
+    .sam3_pixel_decoder = samc_fast_sam3_pixel_decoder,
+    .sam3_seg_heads = samc_fast_sam3_seg_heads,
+    .sam3_post_scores = samc_fast_sam3_post_scores,
+    .sam3_post_boxes = samc_fast_sam3_post_boxes,
+    .sam3_post_masks = samc_fast_sam3_post_masks,
+};

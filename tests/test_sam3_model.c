@@ -186,9 +186,9 @@ static void check_decoder_record(samc_exec *x, samc_dump *d, int index, double *
     const samc_sam3_model *m = x->model;
     samc_ctx *ctx;
     const samc_sam3_ops *o = ops_of(x, "transformer.decoder.ref_point_head", &ctx);
-    assert_int_equal(o->dec_query_pos(ctx, &m->dec, &ref, &s2, &q2), SAMC_OK);
+    assert_int_equal(o->sam3_dec_query_pos(ctx, &m->dec, &ref, &s2, &q2), SAMC_OK);
     o = ops_of(x, "transformer.decoder.@get_rpb_matrix", &ctx);
-    assert_int_equal(o->dec_boxrpb(ctx, &m->dec, &ref, (int)mss.data[0], (int)mss.data[1], &c2), SAMC_OK);
+    assert_int_equal(o->sam3_dec_boxrpb(ctx, &m->dec, &ref, (int)mss.data[0], (int)mss.data[1], &c2), SAMC_OK);
     worst[0] = fmax(worst[0], rel_err(&s2, &sine));
     worst[1] = fmax(worst[1], rel_err(&q2, &qpos));
     worst[2] = fmax(worst[2], rel_err(&c2, &cam));

@@ -77,14 +77,6 @@ samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l
     return SAMC_OK;
 }
 
-samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out)
-{
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != n->dim || !samc_tensor_same_shape(x, out))
-        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "layer norm: input/output last dim is not %d", n->dim);
-    samc__fast_layer_norm(samc__fast_threads(ctx), x->data, samc_numel(x) / n->dim, n, out->data);
-    return SAMC_OK;
-}
-
 samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
                                       const samc_tensor *attn_mask, samc_tensor *out)
 {

@@ -63,26 +63,6 @@ samc_status samc_fast_sam3_dec_query_pos(samc_ctx *ctx, const samc_sam3_decoder 
     return st ? samc_fail(ctx->err, st, "decoder query pos: ref_point_head") : SAMC_OK;
 }
 
-samc_status samc_fast_sam3_dec_presence(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *presence,
-                                        samc_tensor *out)
-{
-    const int D = dec->d_model;
-    if (presence->ndim != 3 || presence->shape[0] != 1 || presence->shape[2] != D || out->ndim != 2 ||
-        out->shape[0] != 1 || out->shape[1] != presence->shape[1] ||
-        dec->presence_head.layers[dec->presence_head.num_layers - 1].out != 1)
-        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "presence head: input (1,B,%d) -> (1,B) expected", D);
-    const int64_t B = presence->shape[1];
-    float *n = malloc((size_t)(B * D) * sizeof *n);
-    if (!n)
-        return samc_fail(ctx->err, SAMC_ERR_NOMEM, "presence head");
-    samc__fast_layer_norm(samc__fast_threads(ctx), presence->data, B, &dec->presence_out_norm, n);
-    /* the clamp to +-10 in the official code discards its result: no clamp */
-    samc_tensor x = view2(n, B, D), y = view2(out->data, B, 1);
-    samc_status st = samc_fast_mlp(ctx, &dec->presence_head, &x, &y);
-    free(n);
-    return st ? samc_fail(ctx->err, st, "presence head") : SAMC_OK;
-}
-
 samc_status samc_fast_sam3_dec_boxrpb(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref, int H,
                                       int W, samc_tensor *out)
 {

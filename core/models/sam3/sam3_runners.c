@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/nn_ops.h"
 #include "core/nn/position_encoding.h"
 #include "core/nn/box_geom.h"
 #include "core/text/clip_tokenizer.h"
@@ -194,13 +195,13 @@ static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nc
     samc_tensor *a = tmp_t(r, &st, 4, B, h, w, C), *b = tmp_t(r, &st, 4, B, h, w, C);
     if (st)
         return st;
-    if ((st = body(r, S3_PATCH_EMBED, 0)->vit_patch_embed(r->ctx, &m->vit_embed, img, a)))
+    if ((st = body(r, S3_PATCH_EMBED, 0)->sam3_vit_patch_embed(r->ctx, &m->vit_embed, img, a)))
         return st;
     emit1(r, S3_PATCH_EMBED, 0, a);
-    if ((st = body(r, S3_LN_PRE, 0)->vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
+    if ((st = body(r, S3_LN_PRE, 0)->sam3_vit_pos_ln_pre(r->ctx, &m->vit_embed, a, b)))
         return st;
     for (int i = 0; i <= m->last_block; i++) {
-        if ((st = body(r, S3_BLOCK, i)->vit_block(r->ctx, &m->blocks[i], b, a)))
+        if ((st = body(r, S3_BLOCK, i)->sam3_vit_block(r->ctx, &m->blocks[i], b, a)))
             return samc_fail(r->err, st, "trunk.blocks.%d", i);
         emit1(r, S3_BLOCK, i, a);
         samc_tensor t = *a;
@@ -250,16 +251,16 @@ static samc_status text_forward(run *r, const samc_tensor *ids, samc_tensor *pro
     for (int64_t i = 0; i < L && mask; i++) /* build_causal_mask()[:L, :L]: -inf above the diagonal */
         for (int64_t j = 0; j < L; j++)
             mask->data[i * L + j] = j > i ? -INFINITY : 0.0f;
-    if ((st = body(r, S3_TEXT_EMBED, 0)->text_embed(r->ctx, t, ids, a)))
+    if ((st = body(r, S3_TEXT_EMBED, 0)->sam3_text_embed(r->ctx, t, ids, a)))
         return st;
     for (int i = 0; i < t->n_layers; i++) {
-        if ((st = body(r, S3_TEXT_BLOCK, i)->text_block(r->ctx, &t->layers[i], a, mask, b)))
+        if ((st = body(r, S3_TEXT_BLOCK, i)->sam3_text_block(r->ctx, &t->layers[i], a, mask, b)))
             return samc_fail(r->err, st, "text resblocks.%d", i);
         emit1(r, S3_TEXT_BLOCK, i, b);
         samc_tensor x = *a;
         *a = *b, *b = x;
     }
-    return body(r, S3_TEXT_FINAL, 0)->text_final(r->ctx, t, a, tokens, proj);
+    return body(r, S3_TEXT_FINAL, 0)->sam3_text_final(r->ctx, t, a, tokens, proj);
 }
 
 /* ---- runners: vision ----------------------------------------------------------- */
@@ -289,7 +290,7 @@ samc_status samc_sam3_run_preprocess(samc_exec *ex, const samc_layer *layer, con
     }
     samc_tensor *y = out_t(&r, "0", &st, 4, I64(1), I64(3), I64(m->resolution), I64(m->resolution));
     if (!st)
-        st = body(&r, S3_PREPROCESS, 0)->preprocess(r.ctx, u8, (int)img->shape[0], (int)img->shape[1], m->resolution, y);
+        st = body(&r, S3_PREPROCESS, 0)->sam3_preprocess(r.ctx, u8, (int)img->shape[0], (int)img->shape[1], m->resolution, y);
     free(u8);
     return run_end(&r, st);
 }
@@ -313,7 +314,7 @@ samc_status samc_sam3_run_patch_embed(samc_exec *ex, const samc_layer *layer, co
                                 I64(conv_out((int)x->shape[3], p->kw, p->stride, p->pad)),
                                 I64(p->cout));
     if (!st)
-        st = body(&r, S3_PATCH_EMBED, 0)->vit_patch_embed(r.ctx, &m->vit_embed, x, y);
+        st = body(&r, S3_PATCH_EMBED, 0)->sam3_vit_patch_embed(r.ctx, &m->vit_embed, x, y);
     return run_end(&r, st);
 }
 
@@ -332,7 +333,7 @@ samc_status samc_sam3_run_vit_block(samc_exec *ex, const samc_layer *layer, cons
     if (!st && x->ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "ViT block: input is not 4-D");
     if (!st)
-        st = body(&r, S3_BLOCK, index)->vit_block(r.ctx, &m->blocks[index], x, y);
+        st = body(&r, S3_BLOCK, index)->sam3_vit_block(r.ctx, &m->blocks[index], x, y);
     return run_end(&r, st);
 }
 
@@ -385,7 +386,7 @@ samc_status samc_sam3_run_neck_level(samc_exec *ex, const samc_layer *layer, con
         level_size(&m->neck.levels[index], x->shape[2], x->shape[3], &H, &W);
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, x->shape[0], I64(m->neck.d_model), H, W);
     if (!st)
-        st = body(&r, S3_NECK, index)->neck_level(r.ctx, &m->neck.levels[index], x, y);
+        st = body(&r, S3_NECK, index)->sam3_neck_level(r.ctx, &m->neck.levels[index], x, y);
     return run_end(&r, st);
 }
 
@@ -409,7 +410,7 @@ samc_status samc_sam3_run_sam2_neck_level(samc_exec *ex, const samc_layer *layer
         level_size(&m->sam2_neck.levels[index], x->shape[2], x->shape[3], &H, &W);
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, x->shape[0], I64(m->sam2_neck.d_model), H, W);
     if (!st)
-        st = body(&r, S3_SAM2_NECK, index)->neck_level(r.ctx, &m->sam2_neck.levels[index], x, y);
+        st = body(&r, S3_SAM2_NECK, index)->sam3_neck_level(r.ctx, &m->sam2_neck.levels[index], x, y);
     return run_end(&r, st);
 }
 
@@ -440,7 +441,7 @@ samc_status samc_sam3_run_vision_backbone(samc_exec *ex, const samc_layer *layer
         snprintf(name, sizeof name, "0.%d", i);
         lv[i] = out_t(&r, name, &st, 4, s[0], I64(nk->d_model), H, W);
         if (!st)
-            st = body(&r, S3_NECK, i)->neck_level(r.ctx, &nk->levels[i], feat, lv[i]);
+            st = body(&r, S3_NECK, i)->sam3_neck_level(r.ctx, &nk->levels[i], feat, lv[i]);
         if (!st)
             emit1(&r, S3_NECK, i, lv[i]);
     }
@@ -461,7 +462,7 @@ samc_status samc_sam3_run_vision_backbone(samc_exec *ex, const samc_layer *layer
         snprintf(name, sizeof name, "2.%d", i);
         samc_tensor *o = out_t(&r, name, &st, 4, s[0], I64(n2->d_model), H, W);
         if (!st)
-            st = body(&r, S3_SAM2_NECK, i)->neck_level(r.ctx, &n2->levels[i], feat, o);
+            st = body(&r, S3_SAM2_NECK, i)->sam3_neck_level(r.ctx, &n2->levels[i], feat, o);
         snprintf(name, sizeof name, "3.%d", i);
         samc_tensor *pos = out_t(&r, name, &st, 4, s[0], I64(n2->d_model), H, W);
         if (!st)
@@ -537,7 +538,7 @@ samc_status samc_sam3_run_text_block(samc_exec *ex, const samc_layer *layer, con
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "text block: input is not (B,L,W)");
     if (!st)
-        st = body(&r, S3_TEXT_BLOCK, index)->text_block(r.ctx, &m->text.layers[index], x, mask, y);
+        st = body(&r, S3_TEXT_BLOCK, index)->sam3_text_block(r.ctx, &m->text.layers[index], x, mask, y);
     return run_end(&r, st);
 }
 
@@ -588,7 +589,7 @@ samc_status samc_sam3_run_language_backbone(samc_exec *ex, const samc_layer *lay
         emit(&r, S3_TEXT_ENCODER, 0, 2, slots, ts);
     }
     if (!st)
-        st = body(&r, S3_TEXT_RESIZE, 0)->text_resize(r.ctx, t, tok, mem); /* resizer(text_memory.transpose(0, 1)) */
+        st = body(&r, S3_TEXT_RESIZE, 0)->sam3_text_resize(r.ctx, t, tok, mem); /* resizer(text_memory.transpose(0, 1)) */
     for (int64_t b = 0; b < B && !st; b++)
         for (int64_t l = 0; l < L; l++) {
             const float id = ids->data[b * L + l];
@@ -622,7 +623,7 @@ samc_status samc_sam3_run_geo_layer(samc_exec *ex, const samc_layer *layer, cons
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "geometry encoder layer: tgt is not 3-D");
     if (!st)
-        st = body(&r, S3_GEO_LAYER, index)->enc_layer(r.ctx, &m->geo.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
+        st = body(&r, S3_GEO_LAYER, index)->sam3_enc_layer(r.ctx, &m->geo.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
     return run_end(&r, st);
 }
 
@@ -660,16 +661,16 @@ samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, const samc_layer *laye
     samc_tensor *a = tmp_t(&r, &st, 3, N, B, I64(g->d_model));
     samc_tensor *zpos = (!st && !ipos) ? tmp_t(&r, &st, 3, img->shape[0], B, img->shape[2]) : NULL;
     if (!st)
-        st = body(&r, S3_GEO_PROMPT, 0)->geo_prompt(r.ctx, g, pts, pmask, plab, box, bmask, blab, img, H, W, a, mk);
+        st = body(&r, S3_GEO_PROMPT, 0)->sam3_geo_prompt(r.ctx, g, pts, pmask, plab, box, bmask, blab, img, H, W, a, mk);
     /* encode layers (tgt_key_padding_mask = final_mask, pos = img_pos_embeds or zeros), encode_norm */
     for (int i = 0; i < g->n_layers && !st; i++) {
-        if ((st = body(&r, S3_GEO_LAYER, i)->enc_layer(r.ctx, &g->layers[i], a, img, mk, NULL, ipos ? ipos : zpos, NULL, e)))
+        if ((st = body(&r, S3_GEO_LAYER, i)->sam3_enc_layer(r.ctx, &g->layers[i], a, img, mk, NULL, ipos ? ipos : zpos, NULL, e)))
             st = samc_fail(err, st, "geometry_encoder.encode.%d", i);
         else
             memcpy(a->data, e->data, (size_t)samc_numel(e) * sizeof *a->data), emit1(&r, S3_GEO_LAYER, i, a);
     }
     if (!st)
-        st = g->n_layers > 0 ? body(&r, S3_GEO_NORM, 0)->layer_norm(r.ctx, &g->encode_norm, a, e)
+        st = g->n_layers > 0 ? ((const samc_nn_ops *)body(&r, S3_GEO_NORM, 0))->layer_norm(r.ctx, &g->encode_norm, a, e)
                              : (memcpy(e->data, a->data, (size_t)samc_numel(e) * sizeof *e->data), SAMC_OK);
     return run_end(&r, st);
 }
@@ -694,7 +695,7 @@ samc_status samc_sam3_run_enc_layer(samc_exec *ex, const samc_layer *layer, cons
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "encoder layer: tgt is not 3-D");
     if (!st)
-        st = body(&r, S3_ENC_LAYER, index)->enc_layer(r.ctx, &m->enc.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
+        st = body(&r, S3_ENC_LAYER, index)->sam3_enc_layer(r.ctx, &m->enc.layers[index], tgt, mem, tkpm, mkpm, pos, qpos, y);
     return run_end(&r, st);
 }
 
@@ -744,7 +745,7 @@ samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, const samc_layer *layer,
         seq_to_batch(prompt->data, T, B, C, pm->data); /* prompt.transpose(0, 1) */
     }
     for (int i = 0; i < enc->n_layers && !st; i++) {
-        if ((st = body(&r, S3_ENC_LAYER, i)->enc_layer(r.ctx, &enc->layers[i], x, pm, NULL, pmask, NULL, qp, y)))
+        if ((st = body(&r, S3_ENC_LAYER, i)->sam3_enc_layer(r.ctx, &enc->layers[i], x, pm, NULL, pmask, NULL, qp, y)))
             st = samc_fail(err, st, "transformer.encoder.layers.%d", i);
         else
             emit1(&r, S3_ENC_LAYER, i, y);
@@ -798,7 +799,7 @@ samc_status samc_sam3_run_dec_layer(samc_exec *ex, const samc_layer *layer, cons
         st = samc_fail(err, SAMC_ERR_SHAPE, "decoder layer: tgt is not 3-D");
     samc_tensor *po = (st || !pres) ? NULL : out_t(&r, "1", &st, 3, pres->shape[0], pres->shape[1], pres->shape[2]);
     if (!st)
-        st = body(&r, S3_DEC_LAYER, index)->dec_layer(r.ctx, &m->dec.layers[index], tgt, qpos, mt, tm, mem, mpos, cam, pres, y, po);
+        st = body(&r, S3_DEC_LAYER, index)->sam3_dec_layer(r.ctx, &m->dec.layers[index], tgt, qpos, mt, tm, mem, mpos, cam, pres, y, po);
     return run_end(&r, st);
 }
 
@@ -841,6 +842,7 @@ samc_status samc_sam3_run_decoder(samc_exec *ex, const samc_layer *layer, const 
     samc_tensor *p0 = dec->has_presence ? tmp_t(&r, &st, 3, I64(1), B, D) : NULL;
     samc_tensor *p1 = dec->has_presence ? tmp_t(&r, &st, 3, I64(1), B, D) : NULL;
     samc_tensor *plog = dec->has_presence ? tmp_t(&r, &st, 2, I64(1), B) : NULL;
+    samc_tensor *pn = dec->has_presence ? tmp_t(&r, &st, 2, B, D) : NULL;
     samc_tensor *rpb = dec->boxrpb != SAMC_SAM3_RPB_NONE
                            ? tmp_t(&r, &st, 3, B * dec->heads, nq, I64(H) * W) : NULL;
     if (st)
@@ -856,22 +858,25 @@ samc_status samc_sam3_run_decoder(samc_exec *ex, const samc_layer *layer, const 
     for (int l = 0; l < dec->n_layers && !st; l++) {
         /* intermediate_ref_boxes: the boxes entering layer l */
         memcpy(refs->data + l * nq * B * 4, ref->data, (size_t)nq * B * 4 * sizeof *ref->data);
-        if ((st = body(&r, S3_DEC_QPOS, 0)->dec_query_pos(r.ctx, dec, ref, sine, qpos)))
+        if ((st = body(&r, S3_DEC_QPOS, 0)->sam3_dec_query_pos(r.ctx, dec, ref, sine, qpos)))
             break;
-        if (rpb && (st = body(&r, S3_DEC_RPB, 0)->dec_boxrpb(r.ctx, dec, ref, H, W, rpb)))
+        if (rpb && (st = body(&r, S3_DEC_RPB, 0)->sam3_dec_boxrpb(r.ctx, dec, ref, H, W, rpb)))
             break;
-        if ((st = body(&r, S3_DEC_LAYER, l)->dec_layer(r.ctx, &dec->layers[l], x, qpos, mt, tm, mem, pos, rpb, p0, y, p1))) {
+        if ((st = body(&r, S3_DEC_LAYER, l)->sam3_dec_layer(r.ctx, &dec->layers[l], x, qpos, mt, tm, mem, pos, rpb, p0, y, p1))) {
             st = samc_fail(err, st, "transformer.decoder.layers.%d", l);
             break;
         }
         static const char *const lslots[] = {"0", "1"};
         const samc_tensor *lt[] = {y, p1};
         emit(&r, S3_DEC_LAYER, l, p1 ? 2 : 1, lslots, lt);
-        if ((st = body(&r, S3_DEC_REFINE, 0)->dec_refine(r.ctx, dec, y, ref, nrm, nref)))
+        if ((st = body(&r, S3_DEC_REFINE, 0)->sam3_dec_refine(r.ctx, dec, y, ref, nrm, nref)))
             break;
         memcpy(hs->data + l * nq * B * D, nrm->data, (size_t)nq * B * D * sizeof *nrm->data);
         if (p1) {
-            if ((st = body(&r, S3_DEC_PRESENCE, 0)->dec_presence(r.ctx, dec, p1, plog)))
+            samc_tensor pv = *p1, lv = *plog; /* presence_token_head(presence_token_out_norm(p)) */
+            pv.ndim = 2, pv.shape[0] = B, pv.shape[1] = D, lv.shape[0] = B, lv.shape[1] = 1;
+            if ((st = ((const samc_nn_ops *)body(&r, S3_DEC_PRESENCE_NORM, 0))->layer_norm(r.ctx, &dec->presence_out_norm, &pv, pn)) ||
+                (st = ((const samc_nn_ops *)body(&r, S3_DEC_PRESENCE, 0))->mlp(r.ctx, &dec->presence_head, pn, &lv)))
                 break;
             memcpy(pl->data + l * B, plog->data, (size_t)B * sizeof *plog->data);
             samc_tensor t = *p0;
@@ -908,7 +913,7 @@ samc_status samc_sam3_run_dot_scoring(samc_exec *ex, const samc_layer *layer, co
     if (!st && !y)
         st = samc_fail(err, SAMC_ERR_SHAPE, "dot scoring: hs is not 4-D");
     if (!st)
-        st = body(&r, S3_SCORING, 0)->dot_scoring(r.ctx, &m->scoring, hs, prompt, pm, y);
+        st = body(&r, S3_SCORING, 0)->sam3_dot_scoring(r.ctx, &m->scoring, hs, prompt, pm, y);
     return run_end(&r, st);
 }
 
@@ -939,7 +944,7 @@ samc_status samc_sam3_run_pixel_decoder(samc_exec *ex, const samc_layer *layer, 
     samc_tensor *y = st ? NULL : out_t(&r, "0", &st, 4, feats[0].shape[0], feats[0].shape[1],
                                       feats[0].shape[2], feats[0].shape[3]);
     if (!st)
-        st = body(&r, S3_PIXDEC, 0)->pixel_decoder(r.ctx, &m->seg, feats, n, y);
+        st = body(&r, S3_PIXDEC, 0)->sam3_pixel_decoder(r.ctx, &m->seg, feats, n, y);
     return run_end(&r, st);
 }
 
@@ -986,14 +991,14 @@ samc_status samc_sam3_run_seg_head(samc_exec *ex, const samc_layer *layer, const
     samc_tensor *ca = tmp_t(&r, &st, 3, S, B, D), *vis = tmp_t(&r, &st, 4, B, D, H, W);
     samc_tensor *pix = tmp_t(&r, &st, 4, B, D, H0, W0);
     if (!st) /* encoder_hidden_states = tgt2 + encoder_hidden_states */
-        st = body(&r, S3_SEG_CROSS, 0)->seg_cross_attend(r.ctx, s, ehs, prompt, pm, ca);
+        st = body(&r, S3_SEG_CROSS, 0)->sam3_seg_cross_attend(r.ctx, s, ehs, prompt, pm, ca);
     if (!st) { /* encoder_hidden_states.permute(1, 2, 0)[..., :H*W].reshape(-1, C, H, W) */
         for (int64_t b = 0; b < B; b++)
             for (int64_t c = 0; c < D; c++)
                 for (int64_t p = 0; p < H * W; p++)
                     vis->data[(b * D + c) * H * W + p] = ca->data[(p * B + b) * D + c];
         feats[n - 1] = *vis; /* backbone_visual_feats[-1] = encoder_visual_embed */
-        st = body(&r, S3_PIXDEC, 0)->pixel_decoder(r.ctx, s, feats, n, pix);
+        st = body(&r, S3_PIXDEC, 0)->sam3_pixel_decoder(r.ctx, s, feats, n, pix);
         if (!st)
             emit1(&r, S3_PIXDEC, 0, pix);
     }
@@ -1002,7 +1007,7 @@ samc_status samc_sam3_run_seg_head(samc_exec *ex, const samc_layer *layer, const
         last.ndim = 3, last.shape[0] = q->shape[1], last.shape[1] = Q, last.shape[2] = D;
         last.data = q->data + (q->shape[0] - 1) * B * Q * D;
         last.owns = false;
-        st = body(&r, S3_SEG_HEADS, 0)->seg_heads(r.ctx, s, pix, &last, masks, sem);
+        st = body(&r, S3_SEG_HEADS, 0)->sam3_seg_heads(r.ctx, s, pix, &last, masks, sem);
     }
     return run_end(&r, st);
 }
@@ -1030,7 +1035,7 @@ samc_status samc_sam3_run_postprocess(samc_exec *ex, const samc_layer *layer, co
     const int64_t h = st ? 0 : mk->shape[2], w = st ? 0 : mk->shape[3];
     samc_tensor *probs = tmp_t(&r, &st, 2, B, Q);
     if (!st)
-        st = body(&r, S3_POST_SCORES, 0)->post_scores(r.ctx, lg, pr, probs);
+        st = body(&r, S3_POST_SCORES, 0)->sam3_post_scores(r.ctx, lg, pr, probs);
     /* keep = out_probs > confidence_threshold (float32 compare) */
     const float t32 = (float)thr;
     int64_t M = 0;
@@ -1049,9 +1054,9 @@ samc_status samc_sam3_run_postprocess(samc_exec *ex, const samc_layer *layer, co
             k++;
         }
     if (!st)
-        st = body(&r, S3_POST_BOXES, 0)->post_boxes(r.ctx, sel_b, H, W, boxes);
+        st = body(&r, S3_POST_BOXES, 0)->sam3_post_boxes(r.ctx, sel_b, H, W, boxes);
     if (!st)
-        st = body(&r, S3_POST_MASKS, 0)->post_masks(r.ctx, sel_m, H, W, masks);
+        st = body(&r, S3_POST_MASKS, 0)->sam3_post_masks(r.ctx, sel_m, H, W, masks);
     return run_end(&r, st);
 }
 
@@ -1077,41 +1082,42 @@ static int n_dec(const void *m) { return ((const samc_sam3_model *)m)->dec.n_lay
  * "@name"; rows that are not parity points are the sub-steps composite
  * points call, named for the module (or function) whose work they do. */
 static const samc_layer_def defs[S3_N_ROWS] = {
-    [S3_PREPROCESS] = {.pattern = "@preprocess", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, preprocess), .parity = true, .isolated = samc_sam3_run_preprocess},
-    [S3_PATCH_EMBED] = {.pattern = "backbone.vision_backbone.trunk.patch_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_patch_embed), .parity = true, .isolated = samc_sam3_run_patch_embed},
-    [S3_LN_PRE] = {.pattern = "backbone.vision_backbone.trunk.ln_pre", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_pos_ln_pre)},
-    [S3_BLOCK] = {.pattern = "backbone.vision_backbone.trunk.blocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_block), .parity = true, .count = n_blocks, .isolated = samc_sam3_run_vit_block},
+    [S3_PREPROCESS] = {.pattern = "@preprocess", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_preprocess), .parity = true, .isolated = samc_sam3_run_preprocess},
+    [S3_PATCH_EMBED] = {.pattern = "backbone.vision_backbone.trunk.patch_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_vit_patch_embed), .parity = true, .isolated = samc_sam3_run_patch_embed},
+    [S3_LN_PRE] = {.pattern = "backbone.vision_backbone.trunk.ln_pre", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_vit_pos_ln_pre)},
+    [S3_BLOCK] = {.pattern = "backbone.vision_backbone.trunk.blocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_vit_block), .parity = true, .count = n_blocks, .isolated = samc_sam3_run_vit_block},
     [S3_TRUNK] = {.pattern = "backbone.vision_backbone.trunk", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_trunk},
-    [S3_NECK] = {.pattern = "backbone.vision_backbone.convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, neck_level), .parity = true, .count = n_neck, .isolated = samc_sam3_run_neck_level},
-    [S3_SAM2_NECK] = {.pattern = "backbone.vision_backbone.sam2_convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, neck_level), .count = n_sam2_neck, .isolated = samc_sam3_run_sam2_neck_level},
+    [S3_NECK] = {.pattern = "backbone.vision_backbone.convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level), .parity = true, .count = n_neck, .isolated = samc_sam3_run_neck_level},
+    [S3_SAM2_NECK] = {.pattern = "backbone.vision_backbone.sam2_convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level), .count = n_sam2_neck, .isolated = samc_sam3_run_sam2_neck_level},
     [S3_VISION] = {.pattern = "backbone.vision_backbone", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_vision_backbone},
     [S3_TOKENIZE] = {.pattern = "@tokenize", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_tokenize},
-    [S3_TEXT_EMBED] = {.pattern = "backbone.language_backbone.encoder.token_embedding", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_embed)},
-    [S3_TEXT_BLOCK] = {.pattern = "backbone.language_backbone.encoder.transformer.resblocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_block), .parity = true, .count = n_text, .isolated = samc_sam3_run_text_block},
-    [S3_TEXT_FINAL] = {.pattern = "backbone.language_backbone.encoder.ln_final", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_final)},
+    [S3_TEXT_EMBED] = {.pattern = "backbone.language_backbone.encoder.token_embedding", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_text_embed)},
+    [S3_TEXT_BLOCK] = {.pattern = "backbone.language_backbone.encoder.transformer.resblocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_text_block), .parity = true, .count = n_text, .isolated = samc_sam3_run_text_block},
+    [S3_TEXT_FINAL] = {.pattern = "backbone.language_backbone.encoder.ln_final", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_text_final)},
     [S3_TEXT_ENCODER] = {.pattern = "backbone.language_backbone.encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_text_encoder},
-    [S3_TEXT_RESIZE] = {.pattern = "backbone.language_backbone.resizer", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_resize)},
+    [S3_TEXT_RESIZE] = {.pattern = "backbone.language_backbone.resizer", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_text_resize)},
     [S3_LANGUAGE] = {.pattern = "backbone.language_backbone", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_language_backbone},
-    [S3_GEO_PROMPT] = {.pattern = "geometry_encoder.@encode_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, geo_prompt)},
-    [S3_GEO_LAYER] = {.pattern = "geometry_encoder.encode.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, enc_layer), .parity = true, .count = n_geo, .isolated = samc_sam3_run_geo_layer},
-    [S3_GEO_NORM] = {.pattern = "geometry_encoder.encode_norm", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, layer_norm)},
+    [S3_GEO_PROMPT] = {.pattern = "geometry_encoder.@encode_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_geo_prompt)},
+    [S3_GEO_LAYER] = {.pattern = "geometry_encoder.encode.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_enc_layer), .parity = true, .count = n_geo, .isolated = samc_sam3_run_geo_layer},
+    [S3_GEO_NORM] = {.pattern = "geometry_encoder.encode_norm", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, layer_norm)},
     [S3_GEO] = {.pattern = "geometry_encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_geometry_encoder},
-    [S3_ENC_LAYER] = {.pattern = "transformer.encoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, enc_layer), .parity = true, .count = n_enc, .isolated = samc_sam3_run_enc_layer},
+    [S3_ENC_LAYER] = {.pattern = "transformer.encoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_enc_layer), .parity = true, .count = n_enc, .isolated = samc_sam3_run_enc_layer},
     [S3_ENC] = {.pattern = "transformer.encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_fusion_encoder},
-    [S3_DEC_QPOS] = {.pattern = "transformer.decoder.ref_point_head", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_query_pos)},
-    [S3_DEC_RPB] = {.pattern = "transformer.decoder.@get_rpb_matrix", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_boxrpb)},
-    [S3_DEC_LAYER] = {.pattern = "transformer.decoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_layer), .parity = true, .count = n_dec, .isolated = samc_sam3_run_dec_layer},
-    [S3_DEC_REFINE] = {.pattern = "transformer.decoder.bbox_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_refine)},
-    [S3_DEC_PRESENCE] = {.pattern = "transformer.decoder.presence_token_head", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_presence)},
+    [S3_DEC_QPOS] = {.pattern = "transformer.decoder.ref_point_head", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_dec_query_pos)},
+    [S3_DEC_RPB] = {.pattern = "transformer.decoder.@get_rpb_matrix", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_dec_boxrpb)},
+    [S3_DEC_LAYER] = {.pattern = "transformer.decoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_dec_layer), .parity = true, .count = n_dec, .isolated = samc_sam3_run_dec_layer},
+    [S3_DEC_REFINE] = {.pattern = "transformer.decoder.bbox_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_dec_refine)},
+    [S3_DEC_PRESENCE_NORM] = {.pattern = "transformer.decoder.presence_token_out_norm", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, layer_norm)},
+    [S3_DEC_PRESENCE] = {.pattern = "transformer.decoder.presence_token_head", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp)},
     [S3_DEC] = {.pattern = "transformer.decoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_decoder},
-    [S3_SCORING] = {.pattern = "dot_prod_scoring", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dot_scoring), .parity = true, .isolated = samc_sam3_run_dot_scoring},
-    [S3_SEG_CROSS] = {.pattern = "segmentation_head.cross_attend_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, seg_cross_attend)},
-    [S3_PIXDEC] = {.pattern = "segmentation_head.pixel_decoder", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, pixel_decoder), .parity = true, .isolated = samc_sam3_run_pixel_decoder},
-    [S3_SEG_HEADS] = {.pattern = "segmentation_head.mask_predictor", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, seg_heads)},
+    [S3_SCORING] = {.pattern = "dot_prod_scoring", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_dot_scoring), .parity = true, .isolated = samc_sam3_run_dot_scoring},
+    [S3_SEG_CROSS] = {.pattern = "segmentation_head.cross_attend_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_seg_cross_attend)},
+    [S3_PIXDEC] = {.pattern = "segmentation_head.pixel_decoder", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_pixel_decoder), .parity = true, .isolated = samc_sam3_run_pixel_decoder},
+    [S3_SEG_HEADS] = {.pattern = "segmentation_head.mask_predictor", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_seg_heads)},
     [S3_SEG] = {.pattern = "segmentation_head", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_seg_head},
-    [S3_POST_SCORES] = {.pattern = "@postprocess.scores", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_scores)},
-    [S3_POST_BOXES] = {.pattern = "@postprocess.boxes", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_boxes)},
-    [S3_POST_MASKS] = {.pattern = "@postprocess.masks", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_masks)},
+    [S3_POST_SCORES] = {.pattern = "@postprocess.scores", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_post_scores)},
+    [S3_POST_BOXES] = {.pattern = "@postprocess.boxes", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_post_boxes)},
+    [S3_POST_MASKS] = {.pattern = "@postprocess.masks", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_post_masks)},
     [S3_POST] = {.pattern = "@postprocess", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_postprocess},
 };
 #undef OP
