@@ -28,7 +28,8 @@
 typedef struct loaded {
     char *path;
     samc_dump *d;
-    cJSON *cfg;
+    samc_sam3_config cfg_value;
+    const samc_sam3_config *cfg;
 } loaded;
 
 static void open_fixture(loaded *f)
@@ -38,14 +39,13 @@ static void open_fixture(loaded *f)
     f->path = tu_src_path(FIXTURE);
     assert_int_equal(samc_dump_open(f->path, &f->d, &e), SAMC_OK);
     assert_int_equal(samc_dump_attr_str(f->d, "/model", "config_json", &text, &e), SAMC_OK);
-    f->cfg = cJSON_Parse(text);
+    assert_int_equal(samc_sam3_config_parse(text, "fixture", &f->cfg_value, &e), SAMC_OK);
+    f->cfg = &f->cfg_value;
     free(text);
-    assert_non_null(f->cfg);
 }
 
 static void close_fixture(loaded *f)
 {
-    cJSON_Delete(f->cfg);
     samc_dump_close(f->d);
     free(f->path);
 }
@@ -234,12 +234,11 @@ static void test_decoder_substeps(void **state)
 static void test_released_preset_keys(void **state)
 {
     (void)state;
-    cJSON *cfg = NULL;
+    samc_sam3_config cfg;
     samc_error e = {0};
     samc_key_list keys;
-    assert_int_equal(samc_sam3_released_config(true, &cfg, &e), SAMC_OK);
-    assert_int_equal(samc_sam3_expected_keys(cfg, "detector.", &keys, &e), SAMC_OK);
-    cJSON_Delete(cfg);
+    assert_int_equal(samc_sam3_config_released(true, &cfg, &e), SAMC_OK);
+    assert_int_equal(samc_sam3_expected_keys(&cfg, "detector.", &keys, &e), SAMC_OK);
     char *path = tu_src_path("tests/data/sam3/released_detector_keys.tsv");
     FILE *f = fopen(path, "r");
     assert_non_null(f);

@@ -114,35 +114,20 @@ int main(int argc, char **argv)
     const char *impl = argc > 2 ? argv[2] : "fast";
     const int H = argc > 4 ? atoi(argv[3]) : 768, W = argc > 4 ? atoi(argv[4]) : 1024;
     samc_error e = {0};
-    cJSON *cfg = NULL;
+    samc_sam3_config cfg;
     samc_key_list keys;
     samc_weights *w = NULL;
     samc_sam3_model *m = NULL;
     double t0 = now();
-    if (argc > 5) {
-        FILE *f = fopen(argv[5], "rb");
-        static char buf[1 << 20];
-        const size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[n] = '\0';
-        cJSON *root = cJSON_Parse(buf), *image = root ? cJSON_DetachItemFromObject(root, "image") : NULL;
-        cfg = image ? image : root;
-        if (image)
-            cJSON_Delete(root);
-        if (!cfg)
-            return fprintf(stderr, "sam3_random_run: %s: not a JSON config\n", argv[5]), 1;
-    } else if (samc_sam3_released_config(false, &cfg, &e)) {
+    if (argc > 5 ? samc_sam3_config_from_file(argv[5], &cfg, &e) : samc_sam3_config_released(false, &cfg, &e))
         return die("config", &e);
-    }
-    if (samc_sam3_expected_keys(cfg, "", &keys, &e) || random_store(&keys, &w, &e) ||
-        samc_sam3_model_init(&m, w, cfg, "", "random", &e) ||
+    if (samc_sam3_expected_keys(&cfg, "", &keys, &e) || random_store(&keys, &w, &e) ||
+        samc_sam3_model_init(&m, w, &cfg, "", "random", &e) ||
         samc_sam3_model_set_vocab(m, NULL, 0, argv[1], &e))
         return die("model", &e);
     printf("model: %d keys, resolution %d, %d ViT blocks, built in %.2f s\n", keys.count, m->resolution, m->n_blocks,
            now() - t0);
     samc_key_list_free(&keys);
-    cJSON_Delete(cfg);
     samc_model *model = NULL;
     if (samc__model_wrap_sam3(m, "sam3 (built-in release), random weights", &model, &e))
         return die("model", &e);

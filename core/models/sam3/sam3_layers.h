@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/models/sam3/sam3_config.h"
 #include "core/nn/records.h"
 
 /* ---- primitives the SAM 2 records lack ------------------------------------ */
@@ -71,7 +72,6 @@ typedef struct samc_sam3_neck_level {
     samc_conv2d conv_1x1, conv_3x3;
 } samc_sam3_neck_level;
 
-#define SAMC_SAM3_NECK_MAX 4
 typedef struct samc_sam3_neck {
     int n_levels, d_model;
     samc_sam3_neck_level levels[SAMC_SAM3_NECK_MAX];
@@ -89,7 +89,6 @@ typedef struct samc_sam3_text_block {
     samc_linear c_fc, c_proj; /* GELU (erf) between */
 } samc_sam3_text_block;
 
-#define SAMC_SAM3_TEXT_MAX_LAYERS 48
 /* TextTransformer + VETextEncoder.resizer. */
 typedef struct samc_sam3_text_encoder {
     int width, heads, n_layers, context_length, vocab, proj_dim;
@@ -116,8 +115,6 @@ typedef struct samc_sam3_enc_layer {
     samc_linear linear1, linear2;
     samc_norm norm1, norm2, norm3;
 } samc_sam3_enc_layer;
-
-#define SAMC_SAM3_MAX_ENC_LAYERS 12
 
 /* geometry_encoders.SequenceGeometryEncoder (boxes not encoded as points, no
  * mask encoder). A projection pointer is NULL when its option is off. */
@@ -155,8 +152,6 @@ typedef struct samc_sam3_dec_layer {
     samc_linear linear1, linear2; /* ReLU between */
 } samc_sam3_dec_layer;
 
-enum { SAMC_SAM3_RPB_NONE = 0, SAMC_SAM3_RPB_LOG, SAMC_SAM3_RPB_LINEAR, SAMC_SAM3_RPB_BOTH };
-
 /* decoder.TransformerDecoder (box_refine, return_intermediate, presence token). */
 typedef struct samc_sam3_decoder {
     int d_model, heads, n_layers, num_queries;
@@ -188,7 +183,6 @@ typedef struct samc_sam3_scoring {
     float clamp_max;
 } samc_sam3_scoring;
 
-#define SAMC_SAM3_PIXDEC_MAX 4
 /* maskformer_segmentation.UniversalSegmentationHead + PixelDecoder + MaskPredictor. */
 typedef struct samc_sam3_seg_head {
     int d_model;
