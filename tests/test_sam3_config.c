@@ -32,7 +32,7 @@ static void test_released(void **s)
     assert_int_equal(c.vision.trunk.global_att_blocks[3], 31);
     assert_true(c.vision.neck.add_sam2_neck);
     assert_int_equal(c.vision.neck.n_scales, 4);
-    assert_int_equal(c.scalp, 1);
+    assert_int_equal(c.vision.scalp, 1);
     assert_int_equal(c.text.width, 1024);
     assert_int_equal(c.text.context_length, 32); /* VETextEncoder's default: the preset does not give it */
     assert_int_equal(c.geo.num_layers, 3);

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam3/sam3_runners.h"
+#include "core/models/sam3/sam3_model.h"
 #include "parity/dump.h"
 #include "util/testutil.h"
 
@@ -128,14 +128,14 @@ static void test_rope_from_config(void **state)
     assert_int_equal(samc_weights_open_h5(f.path, &w, &e), SAMC_OK);
     int n = 0;
     double worst = 0;
-    for (int i = 0; i < m->n_blocks; i++) {
+    for (int i = 0; i < m->vision.n_blocks; i++) {
         char key[160];
         snprintf(key, sizeof key, "backbone.vision_backbone.trunk.blocks.%d.attn.freqs_cis", i);
         const samc_tensor *t = samc_weights_find(w, key);
         assert_non_null(t);
-        assert_non_null(m->blocks[i].freqs_cis);
+        assert_non_null(m->vision.blocks[i].freqs_cis);
         for (int64_t k = 0; k < samc_numel(t); k++)
-            worst = fmax(worst, fabs((double)m->blocks[i].freqs_cis[k] - t->data[k]));
+            worst = fmax(worst, fabs((double)m->vision.blocks[i].freqs_cis[k] - t->data[k]));
         n++;
     }
     printf("RoPE tables from the config vs attn.freqs_cis: %d blocks, max |diff| %.3g\n", n, worst);

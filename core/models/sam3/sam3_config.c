@@ -150,7 +150,7 @@ static void check_vision(vctx *v, const samc_sam3_config *c, int d)
             bad(v, "backbone.visual.trunk.embed_dim", "is too narrow for a %gx neck level", s);
     }
     check_sine(v, "backbone.visual.position_encoding", &n->pe, d, 4);
-    range(v, "backbone.scalp", c->scalp, 0, n->n_scales - 1);
+    range(v, "backbone.scalp", c->vision.scalp, 0, n->n_scales - 1);
 }
 
 static void check_text(vctx *v, const samc_sam3_text_config *t, int d)

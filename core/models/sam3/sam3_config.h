@@ -61,10 +61,12 @@ typedef struct samc_sam3_neck_config {
     bool add_sam2_neck;                 /* the tracker's copy, sam2_convs */
 } samc_sam3_neck_config;
 
-/* The vision backbone part: the trunk and the neck. */
+/* The vision backbone part: the trunk, the neck, and SAM3VLBackbone's
+ * scalp of its output. */
 typedef struct samc_sam3_vision_config {
     samc_sam3_vit_config trunk;
     samc_sam3_neck_config neck;
+    int scalp;                          /* backbone.scalp: the lowest-resolution levels dropped */
 } samc_sam3_vision_config;
 
 /* text_encoder_ve.VETextEncoder (TextTransformer with output_tokens, its
@@ -132,8 +134,7 @@ typedef struct samc_sam3_seg_config {
 
 typedef struct samc_sam3_config {
     int resolution;                     /* Sam3Processor's resolution: the trunk's img_size */
-    int scalp;                          /* SAM3VLBackbone.scalp: lowest neck levels dropped */
-    samc_sam3_vision_config vision;     /* backbone.visual */
+    samc_sam3_vision_config vision;     /* backbone.visual, backbone.scalp */
     samc_sam3_text_config text;         /* backbone.text */
     samc_sam3_geometry_config geo;      /* input_geometry_encoder */
     samc_sam3_fusion_config enc;        /* transformer.encoder */

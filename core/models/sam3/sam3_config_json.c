@@ -415,7 +415,7 @@ samc_status samc_sam3_config_from_json(const cJSON *root, const char *what, samc
          "implemented");
     /* use_instance_query, multimask_output, o2m_mask_predict: stored by Sam3Image, unread by the grounding */
     sec bb = child(&top, "backbone", true, "SAM3VLBackbone", NULL);
-    out->scalp = INT(&bb, "scalp", 0);
+    out->vision.scalp = INT(&bb, "scalp", 0);
     sec vis = child(&bb, "visual", true, "Sam3DualViTDetNeck", NULL);
     sec trunk = child(&vis, "trunk", true, "ViT", NULL);
     read_trunk(&trunk, &out->vision.trunk);

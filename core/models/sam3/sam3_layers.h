@@ -76,7 +76,6 @@ typedef struct samc_sam3_neck {
     int n_levels, d_model;
     samc_sam3_neck_level levels[SAMC_SAM3_NECK_MAX];
     samc_sine_pe pe;         /* position_encoding.PositionEmbeddingSine (same numerics as SAM 2's) */
-    int scalp;               /* SAM3VLBackbone drops this many of the lowest levels */
 } samc_sam3_neck;
 
 /* ---- text: sam3/model/text_encoder_ve.py ---------------------------------- */
@@ -120,6 +119,7 @@ typedef struct samc_sam3_enc_layer {
  * mask encoder). A projection pointer is NULL when its option is off. */
 typedef struct samc_sam3_geometry_encoder {
     int d_model, roi_size;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     const float *label_embed;          /* (2, d) */
     const float *cls_embed;            /* (1, d) or NULL */
     samc_linear points_direct, points_pool, points_pos; /* .w == NULL when off */
@@ -139,6 +139,7 @@ typedef struct samc_sam3_geometry_encoder {
 /* encoder.TransformerEncoderFusion (add_pooled_text_to_img_feat False). */
 typedef struct samc_sam3_fusion_encoder {
     int d_model, n_layers;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     samc_sam3_enc_layer layers[SAMC_SAM3_MAX_ENC_LAYERS];
 } samc_sam3_fusion_encoder;
 
@@ -155,6 +156,7 @@ typedef struct samc_sam3_dec_layer {
 /* decoder.TransformerDecoder (box_refine, return_intermediate, presence token). */
 typedef struct samc_sam3_decoder {
     int d_model, heads, n_layers, num_queries;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     samc_sam3_dec_layer layers[SAMC_SAM3_MAX_ENC_LAYERS];
     samc_norm norm;
     samc_mlp bbox_embed;               /* MLP(d, d, 4, 3) */
@@ -185,7 +187,9 @@ typedef struct samc_sam3_scoring {
 
 /* maskformer_segmentation.UniversalSegmentationHead + PixelDecoder + MaskPredictor. */
 typedef struct samc_sam3_seg_head {
+    bool present;                       /* the model has one (segmentation_head is not None) */
     int d_model;
+    int feat_side;                      /* the side of its lowest-resolution input (op-test inputs) */
     bool has_cross_attend;
     samc_attention cross_attend_prompt; /* seq-first MultiheadAttention */
     samc_norm cross_attn_norm;
