@@ -7,6 +7,12 @@ const samc_nn_ops samc_fast_nn_ops = {
     .conv2d = samc_fast_conv2d,
     .layer_norm = samc_fast_layer_norm,
     .mlp = samc_fast_mlp,
+    .sine_pe = samc_fast_sine_pe,
+    .add = samc_fast_add,
+    .add_channel = samc_fast_add_channel,
+    .transpose01 = samc_fast_transpose01,
+    .tokens_to_planes = samc_fast_tokens_to_planes,
+    .planes_to_tokens = samc_fast_planes_to_tokens,
 };
 
 const samc_tracker_ops samc_fast_tracker_ops = {
@@ -16,6 +22,7 @@ const samc_tracker_ops samc_fast_tracker_ops = {
     .twoway_final = samc_fast_twoway_final,
     .mask_decoder_heads = samc_fast_mask_decoder_heads,
     .postprocess = samc_fast_postprocess,
+    .mask_for_memory = samc_fast_mask_for_memory,
     .mask_downsampler = samc_fast_mask_downsampler,
     .cxblock = samc_fast_cxblock,
     .memory_attention_layer = samc_fast_memory_attention_layer,

@@ -6,6 +6,12 @@ const samc_nn_ops samc_ref_nn_ops = {
     .conv2d = samc_ref_conv2d,
     .layer_norm = samc_ref_layer_norm,
     .mlp = samc_ref_mlp,
+    .sine_pe = samc_ref_sine_pe,
+    .add = samc_ref_add,
+    .add_channel = samc_ref_add_channel,
+    .transpose01 = samc_ref_transpose01,
+    .tokens_to_planes = samc_ref_tokens_to_planes,
+    .planes_to_tokens = samc_ref_planes_to_tokens,
 };
 
 const samc_tracker_ops samc_ref_tracker_ops = {
@@ -15,6 +21,7 @@ const samc_tracker_ops samc_ref_tracker_ops = {
     .twoway_final = samc_ref_twoway_final,
     .mask_decoder_heads = samc_ref_mask_decoder_heads,
     .postprocess = samc_ref_postprocess,
+    .mask_for_memory = samc_ref_mask_for_memory,
     .mask_downsampler = samc_ref_mask_downsampler,
     .cxblock = samc_ref_cxblock,
     .memory_attention_layer = samc_ref_memory_attention_layer,

@@ -1,10 +1,11 @@
 /* memory_encoder.c - fast bodies of memory_encoder.MaskDownSampler and
- * memory_encoder.CXBlock (modeling/memory_encoder.py), plus the row-wise
- * LayerNorm and MLP ops of the memory path. Same steps as
- * ref/memory_encoder.c: strided convs as im2col GEMMs (samc__fast_conv2d), the
- * depthwise 7x7 as a direct vectorised loop threaded over channels, the
- * pointwise linears as GEMMs over pixel rows. Temporaries come from the
- * model's workspace. */
+ * memory_encoder.CXBlock (modeling/memory_encoder.py), and the mask
+ * transform before them. Same steps as ref/tracker/memory_encoder.c:
+ * strided convs as im2col GEMMs (samc__fast_conv2d), the depthwise 7x7 as a
+ * direct vectorised loop threaded over channels, the pointwise linears as
+ * GEMMs over pixel rows. Temporaries come from the model's workspace. */
+#include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "core/base/error.h"
@@ -149,6 +150,24 @@ samc_status samc_fast_cxblock(samc_ctx *ctx, const samc_cxblock *blk, const samc
                         oc[i] = xc[i] + yc[i];
             }
         }
+    }
+    return SAMC_OK;
+}
+
+/* The float operations of ref's body, element for element (scalar expf:
+ * the memory is bf16-rounded next, where one ulp decides a flip). */
+samc_status samc_fast_mask_for_memory(samc_ctx *ctx, const samc_tensor *x, bool binarize, float scale, float bias,
+                                      samc_tensor *out)
+{
+    const int64_t n = samc_numel(x);
+    if (samc_numel(out) != n)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_for_memory: output size differs from the input");
+    const float *in = x->data;
+    float *o = out->data;
+#pragma omp parallel for num_threads(samc__fast_threads_for(ctx, n)) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        const float v = binarize ? (in[i] > 0 ? 1.0f : 0.0f) : 1.0f / (1.0f + expf(-in[i]));
+        o[i] = v * scale + bias;
     }
     return SAMC_OK;
 }
