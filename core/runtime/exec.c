@@ -95,9 +95,13 @@ static const void *mount_self(const samc_exec *x, int m)
     return (const char *)x->model + x->fam->mounts[m].offset;
 }
 
+/* A '#' row has count(self) instances; any other row one, or none when it
+ * has a count that says 0 (a module this config does not build). */
 static int def_count(const samc_layer_def *d, const void *self)
 {
-    return strchr(d->pattern, '#') ? (d->count ? d->count(self) : 0) : 1;
+    if (strchr(d->pattern, '#'))
+        return d->count ? d->count(self) : 0;
+    return !d->count || d->count(self) > 0;
 }
 
 /* root + "." + pattern with the '#' replaced by the index; the root alone

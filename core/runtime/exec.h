@@ -122,7 +122,9 @@ typedef struct samc_layer_def {
      * ctx->emit. 0: none (the wiring runs the part row by row). */
     size_t whole;
     bool parity;                   /* a parity point of the dump format (traced) */
-    int (*count)(const void *self); /* instances of a '#' pattern (NULL: 1) */
+    /* instances of a '#' pattern; on any other row, 0 when this config does
+     * not build the module (NULL: 1) */
+    int (*count)(const void *self);
     samc_isolated_fn isolated;     /* NULL: not runnable alone */
     samc_example_fn example;
     /* Instances of one class run the same code paths with the same shapes:
