@@ -171,3 +171,19 @@ samc_status samc_fast_mask_for_memory(samc_ctx *ctx, const samc_tensor *x, bool 
     }
     return SAMC_OK;
 }
+
+/* fast/resize.c's threaded antialiased resize: core/nn/resize_bilinear.c's
+ * float steps, bit for bit. */
+samc_status samc_fast_mask_interpolate(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out)
+{
+    if (x->ndim != 4 || out->ndim != 4 || out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1])
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_interpolate: (B,C,h,w) -> (B,C,H,W) expected");
+    const int64_t planes = x->shape[0] * x->shape[1];
+    const int h = (int)x->shape[2], w = (int)x->shape[3], H = (int)out->shape[2], W = (int)out->shape[3];
+    const size_t counts[1] = {samc__fast_resize_aa_scratch(planes, h, w, H, W) + 1};
+    float *scratch;
+    samc_status st = samc__fast_ws_get(ctx, 1, counts, &scratch);
+    if (!st)
+        st = samc__fast_resize_aa(samc__fast_threads(ctx), x->data, planes, h, w, H, W, out->data, scratch);
+    return st ? samc_fail(ctx->err, st, "mask_interpolate: resize failed") : SAMC_OK;
+}

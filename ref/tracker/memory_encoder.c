@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/resize_bilinear.h"
 #include "ref/prims.h"
 #include "ref/ref_ops.h"
 
@@ -87,4 +88,13 @@ samc_status samc_ref_mask_for_memory(samc_ctx *ctx, const samc_tensor *x, bool b
         out->data[i] = v * scale + bias;
     }
     return SAMC_OK;
+}
+
+samc_status samc_ref_mask_interpolate(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out)
+{
+    if (x->ndim != 4 || out->ndim != 4 || out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1])
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_interpolate: (B,C,h,w) -> (B,C,H,W) expected");
+    samc_status st = samc_resize_bilinear_aa(x->data, x->shape[0] * x->shape[1], (int)x->shape[2], (int)x->shape[3],
+                                             (int)out->shape[2], (int)out->shape[3], out->data);
+    return st ? samc_fail(ctx->err, st, "mask_interpolate: resize failed") : SAMC_OK;
 }

@@ -12,12 +12,14 @@
 #include "core/nn/nn_rows.h"
 #include "core/nn/position_encoding.h"
 
-enum { SIGMOID, DOWNSAMPLER, PIX_FEAT_PROJ, ADD_MASKS, FUSER, OUT_PROJ, POSITION, ENCODER, N_ROWS };
+enum { SIGMOID, INTERPOLATE, DOWNSAMPLER, PIX_FEAT_PROJ, ADD_MASKS, FUSER, OUT_PROJ, POSITION, ENCODER, N_ROWS };
 
 static int count_fuser(const void *self) { return ((const samc_memory_encoder *)self)->n_fuser; }
+static int has_interpolate(const void *self) { return ((const samc_memory_encoder *)self)->downsampler.interpol_h > 0; }
 
-static samc_isolated_body iso_sigmoid, iso_downsampler, iso_conv, iso_fuser, iso_position, iso_encoder;
+static samc_isolated_body iso_sigmoid, iso_interpolate, iso_downsampler, iso_conv, iso_fuser, iso_position, iso_encoder;
 static samc_status ex_sigmoid(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_interpolate(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_downsampler(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_pix_feat_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_fuser(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
@@ -31,6 +33,10 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 static const samc_layer_def rows[N_ROWS] = {
     [SIGMOID] = {.pattern = "@sigmoid", .table = SAMC_OPS_TRACKER, .body = SAMC_BODY(samc_tracker_ops, mask_for_memory),
                  .isolated = iso_sigmoid, .example = ex_sigmoid},
+    /* SAM 3's SimpleMaskDownSampler resizes the mask first (interpol_size) */
+    [INTERPOLATE] = {.pattern = "mask_downsampler.@interpolate", .table = SAMC_OPS_TRACKER,
+                     .body = SAMC_BODY(samc_tracker_ops, mask_interpolate), .count = has_interpolate,
+                     .isolated = iso_interpolate, .example = ex_interpolate},
     [DOWNSAMPLER] = {.pattern = "mask_downsampler", .table = SAMC_OPS_TRACKER,
                      .body = SAMC_BODY(samc_tracker_ops, mask_downsampler), .parity = true,
                      .isolated = iso_downsampler, .example = ex_downsampler},
@@ -61,6 +67,7 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
     samc_memory_encoder *e = self;
     samc_mask_downsampler *ds = &e->downsampler;
     int cin = 1, n = 0; /* MaskDownSampler: log(total_stride) / log(stride) layers */
+    ds->interpol_h = c->ds_interpol_h, ds->interpol_w = c->ds_interpol_w;
     for (int s = 1; s < c->ds_total_stride && c->ds_stride > 1; s *= c->ds_stride)
         n++;
     ds->n_layers = n;
@@ -140,14 +147,32 @@ static samc_status conv(samc_exec *x, const samc_layer *L, const samc_conv2d *c,
     return st ? st : samc_layer_done(x, L, NULL, nn->conv2d(samc_layer_ctx(x, L), c, in, out), err, 0, NULL, NULL);
 }
 
-/* masks (sigmoid unless skipped) -> mask_downsampler, traced. */
+/* The mask at interpol_size when the config sets one it does not have
+ * (*y then holds it), else *y is left empty and x is used as it is. */
+static samc_status interpolate(samc_exec *x, const samc_memory_encoder *e, const samc_tensor *in, samc_tensor *y,
+                               samc_error *err)
+{
+    const samc_mask_downsampler *ds = &e->downsampler;
+    if (!ds->interpol_h || (in->shape[2] == ds->interpol_h && in->shape[3] == ds->interpol_w))
+        return SAMC_OK;
+    const samc_layer *L = step(x, e, INTERPOLATE, 0);
+    samc_status st = samc_tensor_allocv(y, err, 4, in->shape[0], in->shape[1], (int64_t)ds->interpol_h,
+                                        (int64_t)ds->interpol_w);
+    return st ? st
+              : samc_layer_done(x, L, NULL, ((const samc_tracker_ops *)L->ops)->mask_interpolate(samc_layer_ctx(x, L),
+                                                                                                  in, y),
+                                err, 0, NULL, NULL);
+}
+
+/* masks (sigmoid unless skipped) -> mask_downsampler (interpolated first
+ * when it says so), traced. */
 static samc_status downsample(samc_exec *x, const samc_memory_encoder *e, const samc_scope *sc,
                               const samc_tensor *masks, bool skip_mask_sigmoid, int64_t h, int64_t w, samc_tensor *ds,
                               samc_error *err)
 {
     const samc_layer *sl = step(x, e, SIGMOID, 0), *dsl = step(x, e, DOWNSAMPLER, 0);
     const samc_tracker_ops *sig = sl->ops, *ops = dsl->ops;
-    samc_tensor mk = {0};
+    samc_tensor mk = {0}, mi = {0};
     const samc_tensor *in = masks;
     samc_status st = SAMC_OK;
     if (!skip_mask_sigmoid && !(st = samc_tensor_alloc(&mk, masks->ndim, masks->shape, err))) {
@@ -155,11 +180,13 @@ static samc_status downsample(samc_exec *x, const samc_memory_encoder *e, const 
                              err, 0, NULL, NULL);
         in = &mk;
     }
+    if (!st && !(st = interpolate(x, e, in, &mi, err)) && mi.data)
+        in = &mi;
     const samc_tensor *outs[] = {ds};
     if (!st && !(st = samc_tensor_allocv(ds, err, 4, masks->shape[0], (int64_t)e->downsampler.proj.cout, h, w)))
         st = samc_layer_done(x, dsl, sc, ops->mask_downsampler(samc_layer_ctx(x, dsl), &e->downsampler, in, ds), err,
                              1, slot0, outs);
-    samc_tensor_release(&mk);
+    samc_tensor_release(&mk), samc_tensor_release(&mi);
     return st;
 }
 
@@ -258,6 +285,27 @@ static samc_status iso_sigmoid(samc_exec *x, const samc_layer *L, const samc_lay
     return st;
 }
 
+/* The interpolation alone: in/x (B,1,h,w) to the config's interpol_size
+ * (an error where the config has none). */
+static samc_status iso_interpolate(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
+                                   samc_error *err)
+{
+    const samc_memory_encoder *e = L->self;
+    samc_tensor t = {0};
+    samc_status st = !e->downsampler.interpol_h
+                         ? samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: this config has no interpol_size", L->name)
+                         : samc_io_tensor(in, "x", "0", &t, err);
+    if (!st && t.ndim != 4)
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: input is not 4-D", L->name);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st && !(st = samc_tensor_allocv(y, err, 4, t.shape[0], t.shape[1], (int64_t)e->downsampler.interpol_h,
+                                         (int64_t)e->downsampler.interpol_w)))
+        st = samc_layer_done(x, L, NULL, ((const samc_tracker_ops *)L->ops)->mask_interpolate(samc_layer_ctx(x, L), &t, y),
+                             err, 0, NULL, NULL);
+    samc_tensor_release(&t);
+    return st;
+}
+
 /* pix_feat_proj / out_proj alone: in/0 (B,C,h,w). */
 static samc_status iso_conv(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                             samc_error *err)
@@ -342,6 +390,17 @@ static samc_status ex_sigmoid(const void *self, int index, uint64_t seed, bool f
     SAMC_INPUT_RANDOM("x", -10, 10, 4, (int64_t)1, (int64_t)1, S, S);
     samc_status st = samc_inputs_scalar(in, "scale", 20, err);
     return st ? st : samc_inputs_scalar(in, "bias", -10, err);
+}
+
+/* The mask at the model's size (SAM 3: 1008 -> 1152). */
+static samc_status ex_interpolate(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                  samc_error *err)
+{
+    (void)index;
+    const samc_memory_encoder *e = self;
+    const int64_t S = full ? e->image_size : 256;
+    SAMC_INPUT_RANDOM("x", 0, 1, 4, (int64_t)1, (int64_t)1, S, S);
+    return SAMC_OK;
 }
 
 static samc_status ex_map(const samc_memory_encoder *e, int64_t C, uint64_t seed, bool full, samc_layer_inputs *in,

@@ -73,6 +73,7 @@ typedef struct samc_mask_decoder {
 #define SAMC_MAX_DOWNSAMPLE_LAYERS 8
 /* memory_encoder.MaskDownSampler: n x [Conv2d(k, s, p) -> LayerNorm2d -> GELU], then Conv2d 1x1. */
 typedef struct samc_mask_downsampler {
+    int interpol_h, interpol_w;                  /* the mask's size first (SAM 3's interpol_size), 0: as it is */
     int n_layers;
     samc_conv2d convs[SAMC_MAX_DOWNSAMPLE_LAYERS];
     samc_norm norms[SAMC_MAX_DOWNSAMPLE_LAYERS]; /* eps 1e-6 */
@@ -167,6 +168,9 @@ typedef samc_status samc_tracker_postprocess_fn(samc_ctx *ctx, const samc_tensor
  * (sigmoid_scale/bias_for_mem_enc): (...) -> (...), out may be x. */
 typedef samc_status samc_tracker_mask_for_memory_fn(samc_ctx *ctx, const samc_tensor *x, bool binarize, float scale,
                                                     float bias, samc_tensor *out);
+/* SimpleMaskDownSampler.forward's F.interpolate(x, interpol_size, bilinear,
+ * align_corners=False, antialias=True): (B,1,h,w) -> out (B,1,H,W). */
+typedef samc_status samc_tracker_mask_interpolate_fn(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out);
 /* MaskDownSampler.forward: (B,1,H,W) -> (B,E,H/total_stride,W/total_stride). */
 typedef samc_status samc_tracker_mask_downsampler_fn(samc_ctx *ctx, const samc_mask_downsampler *ds,
                                                   const samc_tensor *x, samc_tensor *out);
@@ -200,7 +204,7 @@ typedef samc_status samc_tracker_memory_attention_fn(samc_ctx *ctx, const samc_m
  * from this list that ref and fast leave none out. */
 #define SAMC_TRACKER_OPS(X)                                                                         \
     X(prompt_encoder) X(dense_pe) X(twoway_block) X(twoway_final) X(mask_decoder_heads)            \
-    X(postprocess) X(mask_for_memory) X(mask_downsampler) X(cxblock) X(memory_attention_layer)
+    X(postprocess) X(mask_for_memory) X(mask_interpolate) X(mask_downsampler) X(cxblock) X(memory_attention_layer)
 
 /* Whole-part bodies: optional for every implementation (samc_layer_def.whole). */
 #define SAMC_TRACKER_WHOLE_OPS(X) X(memory_attention)
