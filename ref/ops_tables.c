@@ -1,7 +1,7 @@
 /* ops_tables.c - the scalar reference's tables, generated from the kind
  * lists: the body of kind K is samc_ref_K (declared in ref/ref_ops.h,
  * defined in the file of its module under ref/nn/, ref/tracker/,
- * ref/sam2/). A row names
+ * ref/sam2/, ref/sam3/). A row names
  * its kind (SAMC_BODY(samc_tracker_ops, cxblock)), so grepping the kind
  * finds the row and every implementation's body; adding a kind adds its
  * bodies and nothing here. tests/test_registry.c checks that no kind is
@@ -27,26 +27,7 @@ const samc_sam2_ops samc_ref_sam2_ops = {
 };
 
 const samc_sam3_ops samc_ref_sam3_ops = {
-    .sam3_preprocess = samc_ref_sam3_preprocess,
-    .sam3_vit_patch_embed = samc_ref_sam3_vit_patch_embed,
-    .sam3_vit_pos_ln_pre = samc_ref_sam3_vit_pos_ln_pre,
-    .sam3_vit_block = samc_ref_sam3_vit_block,
-    .sam3_neck_level = samc_ref_sam3_neck_level,
-    .sam3_text_embed = samc_ref_sam3_text_embed,
-    .sam3_text_block = samc_ref_sam3_text_block,
-    .sam3_text_final = samc_ref_sam3_text_final,
-    .sam3_text_resize = samc_ref_sam3_text_resize,
-    .sam3_geo_prompt = samc_ref_sam3_geo_prompt,
-    .sam3_enc_layer = samc_ref_sam3_enc_layer,
-    .sam3_dec_layer = samc_ref_sam3_dec_layer,
-    .sam3_dec_query_pos = samc_ref_sam3_dec_query_pos,
-    .sam3_dec_boxrpb = samc_ref_sam3_dec_boxrpb,
-    .sam3_dec_refine = samc_ref_sam3_dec_refine,
-    .sam3_dot_scoring = samc_ref_sam3_dot_scoring,
-    .sam3_seg_cross_attend = samc_ref_sam3_seg_cross_attend,
-    .sam3_pixel_decoder = samc_ref_sam3_pixel_decoder,
-    .sam3_seg_heads = samc_ref_sam3_seg_heads,
-    .sam3_post_scores = samc_ref_sam3_post_scores,
-    .sam3_post_boxes = samc_ref_sam3_post_boxes,
-    .sam3_post_masks = samc_ref_sam3_post_masks,
+#define SAMC_X(kind) .kind = samc_ref_##kind,
+    SAMC_SAM3_OPS(SAMC_X)
+#undef SAMC_X
 };
