@@ -1,9 +1,8 @@
 /* test_sam3_geo_prompt.c - fast's body of the SAM 3 geometry prompt encoding
  * (geometry_encoder.@encode_prompt) is the one that runs, and it agrees with
  * ref where the committed fixtures cannot show it:
- *  - fast has a SAM 3 body of its own for every kind, and an exec on fast
- *    resolves every SAM 3 layer with a body to fast (nothing left to a
- *    fallback: the parity CTests with --impl fast run fast's bodies);
+ *  - an exec on fast resolves the layer to fast's own body (that no SAM 3
+ *    body is left to a fallback is tests/test_registry.c's check);
  *  - on the tiny fixture model, fast and ref given the same inputs (points
  *    inside and outside the map, boxes tiny, full-image and at the border,
  *    padded entries in either part, labels 0 and 1, batch 2, points only,
@@ -60,31 +59,15 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Every member after `name` is a body pointer: fast has each one itself. */
+/* The fast exec runs fast's own geometry prompt body (that no SAM 3 body
+ * is left to a fallback is tests/test_registry.c's). */
 static void test_fast_has_every_body(void **state)
 {
     fixture *f = *state;
     const samc_impl *fast = samc_impl_find("fast");
-#define SAMC_X(kind)                                                                                      \
-    if (!samc_impl_has_body(fast, SAMC_OPS_SAM3, offsetof(samc_sam3_ops, kind)))                          \
-        print_error("fast has no SAM 3 body for %s\n", #kind);                                            \
-    assert_true(samc_impl_has_body(fast, SAMC_OPS_SAM3, offsetof(samc_sam3_ops, kind)));
-    SAMC_SAM3_OPS(SAMC_X)
-#undef SAMC_X
-    int bodies = 0;
-    for (int i = 0; i < f->fast.n_layers; i++) {
-        const samc_layer *L = &f->fast.layers[i];
-        if (L->def->table < 0)
-            continue;
-        if (L->impl != fast)
-            print_error("%s is served by %s\n", L->name, L->impl->name);
-        assert_ptr_equal(L->impl, fast);
-        bodies++;
-    }
     assert_ptr_equal(samc_exec_find(&f->fast, LAYER)->impl, fast);
     assert_ptr_equal(((const samc_sam3_ops *)samc_exec_find(&f->fast, LAYER)->ops)->sam3_geo_prompt,
                      ((const samc_sam3_ops *)fast->ops[SAMC_OPS_SAM3])->sam3_geo_prompt);
-    assert_true(bodies > 0);
 }
 
 /* One call's tensors: (n,B,k) prompts, (B,n) masks, (n,B) labels. */

@@ -339,8 +339,10 @@ static samc_status ex_embed(const void *self, int index, uint64_t seed, bool ful
     if (!ids)
         return SAMC_ERR_NOMEM;
     for (int i = 0; i < L; i++)
-        ids->data[i] = i == 0 ? (float)(t->vocab - 2) : i < L / 2 ? floorf((float)(t->vocab - 3) * samc_rng_uniform(&seed))
-                       : i == L / 2 ? (float)(t->vocab - 1) : 0.0f;
+        ids->data[i] = i == 0       ? (float)(t->vocab - 2)
+                       : i < L / 2  ? floorf((float)(t->vocab - 3) * 0.5f * (samc_rng_uniform(&seed) + 1.0f))
+                       : i == L / 2 ? (float)(t->vocab - 1)
+                                    : 0.0f;
     return SAMC_OK;
 }
 

@@ -222,6 +222,12 @@ static samc_status iso_head(samc_exec *x, const samc_layer *L, const samc_layer_
 
 /* ---- op-test inputs --------------------------------------------------------------- */
 
+/* The side of the lowest-resolution level: reduced, half the model's. */
+static int64_t base_side(const samc_sam3_seg_head *s, bool full)
+{
+    return full || s->feat_side < 4 ? s->feat_side : s->feat_side / 2;
+}
+
 /* The prompt: 32 text tokens (24 of them padding) and 4 geometry tokens. */
 static samc_status prompt(samc_layer_inputs *in, int64_t D, uint64_t *seed, samc_error *err)
 {
@@ -238,22 +244,22 @@ static samc_status prompt(samc_layer_inputs *in, int64_t D, uint64_t *seed, samc
 static samc_status ex_cross(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
 {
-    (void)index, (void)full;
+    (void)index;
     const samc_sam3_seg_head *s = self;
-    const int64_t S = (int64_t)s->feat_side * s->feat_side;
+    const int64_t S = base_side(s, full) * base_side(s, full);
     SAMC_INPUT_RANDOM("memory", -2, 2, 3, S, (int64_t)1, (int64_t)s->d_model);
     return prompt(in, s->d_model, &seed, err);
 }
 
-/* The three levels the released head takes: 4, 2 and 1 times the feature
- * map's side, named `prefix`0.. */
-static samc_status levels(const samc_sam3_seg_head *s, const char *prefix, uint64_t *seed, samc_layer_inputs *in,
-                          samc_error *err)
+/* The three levels the released head takes: 4, 2 and 1 times the base
+ * side, named `prefix`0.. */
+static samc_status levels(const samc_sam3_seg_head *s, bool full, const char *prefix, uint64_t *seed,
+                          samc_layer_inputs *in, samc_error *err)
 {
     for (int i = 0; i < 3; i++) {
         char name[48];
         snprintf(name, sizeof name, "%s%d", prefix, i);
-        const int64_t side = (int64_t)s->feat_side << (2 - i);
+        const int64_t side = base_side(s, full) << (2 - i);
         if (!samc_inputs_random(in, name, (*seed)++, -2, 2, err, 4, (int64_t)1, (int64_t)s->d_model, side, side))
             return SAMC_ERR_NOMEM;
     }
@@ -263,16 +269,16 @@ static samc_status levels(const samc_sam3_seg_head *s, const char *prefix, uint6
 static samc_status ex_pixel_decoder(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                                     samc_error *err)
 {
-    (void)index, (void)full;
-    return levels(self, "0.", &seed, in, err);
+    (void)index;
+    return levels(self, full, "0.", &seed, in, err);
 }
 
 static samc_status ex_heads(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
 {
-    (void)index, (void)full;
+    (void)index;
     const samc_sam3_seg_head *s = self;
-    const int64_t side = (int64_t)s->feat_side * 4;
+    const int64_t side = base_side(s, full) * 4;
     SAMC_INPUT_RANDOM("pixel", -2, 2, 4, (int64_t)1, (int64_t)s->d_model, side, side);
     SAMC_INPUT_RANDOM("queries", -2, 2, 3, (int64_t)1, (int64_t)200, (int64_t)s->d_model);
     return SAMC_OK;
@@ -281,10 +287,10 @@ static samc_status ex_heads(const void *self, int index, uint64_t seed, bool ful
 static samc_status ex_head(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                            samc_error *err)
 {
-    (void)index, (void)full;
+    (void)index;
     const samc_sam3_seg_head *s = self;
-    const int64_t S = (int64_t)s->feat_side * s->feat_side, D = s->d_model;
-    samc_status st = levels(s, "backbone_feats.", &seed, in, err);
+    const int64_t S = base_side(s, full) * base_side(s, full), D = s->d_model;
+    samc_status st = levels(s, full, "backbone_feats.", &seed, in, err);
     if (st)
         return st;
     SAMC_INPUT_RANDOM("obj_queries", -2, 2, 4, (int64_t)6, (int64_t)1, (int64_t)200, D);

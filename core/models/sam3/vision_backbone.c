@@ -461,24 +461,25 @@ static samc_status ex_ln_pre(const void *self, int index, uint64_t seed, bool fu
 }
 
 /* A global block runs on the model's grid (its RoPE table's); a windowed
- * one on one whole window (as every window of the released 72 x 72 grid)
- * unless `full`. */
+ * one on the reduced grid, padded to one window, unless `full`. */
 static samc_status ex_block(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
 {
     const samc_sam3_vision_backbone *v = self;
     const samc_sam3_vit_block *b = &v->blocks[index];
-    const int64_t g = full || !b->window ? v->grid : b->window;
+    const int64_t g = b->window ? side_of(v, full) : v->grid;
     SAMC_INPUT_RANDOM("0", -2, 2, 4, (int64_t)1, g, g, (int64_t)b->dim);
     return SAMC_OK;
 }
 
+/* The trunk's map; reduced, 4 x 4 (the 4x level's 3x3 convolution then
+ * runs on 16 x 16). */
 static samc_status ex_level(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
 {
     (void)index;
     const samc_sam3_vision_backbone *v = self;
-    const int64_t g = side_of(v, full);
+    const int64_t g = full ? v->grid : side_of(v, full) / 2;
     SAMC_INPUT_RANDOM("0", -2, 2, 4, (int64_t)1, (int64_t)v->embed.patch.cout, g, g);
     return SAMC_OK;
 }
