@@ -9,6 +9,14 @@
 #include "core/models/sam3/sam3_layers.h"
 #include "fast/fast_ops.h"
 
+/* A (rows, cols) view of data, for the shared MLP body. */
+static inline samc_tensor fast_view2(float *data, int64_t rows, int64_t cols)
+{
+    samc_tensor t = {0};
+    t.data = data, t.ndim = 2, t.shape[0] = rows, t.shape[1] = cols, t.owns = false;
+    return t;
+}
+
 /* ---- nn.MultiheadAttention on one batch element (mha.c) ---------------------------- */
 
 typedef struct fast_mha_io {
