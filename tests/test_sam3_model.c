@@ -274,10 +274,60 @@ static void test_released_preset_keys(void **state)
     samc_key_list_free(&keys);
 }
 
+/* The detector's parts mounted as SAM 3's video model will mount them: at
+ * their image-model roots (the parity names) with their keys under
+ * "detector.<root>" (samc_mount.keys) and no walk-wide base. The walk lists
+ * exactly the keys of the image family read with base "detector.", and an
+ * exec names the layers exactly as the image family does. */
+static void test_detector_key_roots(void **state)
+{
+    (void)state;
+    samc_sam3_config cfg;
+    samc_error e = {0};
+    assert_int_equal(samc_sam3_config_released(true, &cfg, &e), SAMC_OK);
+    samc_mount mounts[16];
+    char keys[16][96];
+    const int n = samc_sam3_family.n_mounts;
+    assert_true(n <= 16);
+    for (int i = 0; i < n; i++) {
+        mounts[i] = samc_sam3_family.mounts[i];
+        snprintf(keys[i], sizeof keys[i], "detector%s%s", mounts[i].root[0] ? "." : "", mounts[i].root);
+        mounts[i].keys = keys[i];
+    }
+    const samc_layer_family video_like = {"sam3-detector-in-video", mounts, n};
+    samc_key_list want;
+    assert_int_equal(samc_sam3_expected_keys(&cfg, "detector.", &want, &e), SAMC_OK);
+    samc_sam3_model *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    m->cfg = cfg;
+    m->processor.resolution = cfg.resolution;
+    samc_sd sd;
+    samc_sd_begin(&sd, NULL, "", NULL);
+    assert_int_equal(samc_sd_family(&sd, &video_like, m, &e), SAMC_OK);
+    assert_int_equal(sd.keys.count, want.count);
+    for (int i = 0; i < want.count; i++)
+        assert_string_equal(sd.keys.items[i].key, want.items[i].key);
+    printf("detector parts with key roots: %d keys, the same as base \"detector.\"\n", want.count);
+    samc_model_base_init(&m->base);
+    samc_exec a, b;
+    assert_int_equal(samc_exec_init_impl(&a, &video_like, m, &m->base, "ref", &e), SAMC_OK);
+    assert_int_equal(samc_exec_init_impl(&b, &samc_sam3_family, m, &m->base, "ref", &e), SAMC_OK);
+    assert_int_equal(a.n_layers, b.n_layers);
+    for (int i = 0; i < a.n_layers; i++)
+        assert_string_equal(a.layers[i].name, b.layers[i].name);
+    samc_exec_free(&a), samc_exec_free(&b);
+    samc_model_base_free(&m->base);
+    samc_sd_free(&sd);
+    samc_key_list_free(&want);
+    samc_sam3_vision_release(&m->vision);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_strict_check), cmocka_unit_test(test_rope_from_config),
                                        cmocka_unit_test(test_decoder_substeps),
-                                       cmocka_unit_test(test_released_preset_keys)};
+                                       cmocka_unit_test(test_released_preset_keys),
+                                       cmocka_unit_test(test_detector_key_roots)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

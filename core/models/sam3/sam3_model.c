@@ -18,21 +18,22 @@
 
 /* Every part at its root, in the order of the official module tree (and
  * of its state_dict). */
-#define AT(field) offsetof(samc_sam3_model, field)
+#define AT(part, cfg) .offset = offsetof(samc_sam3_model, part), .cfg_offset = offsetof(samc_sam3_model, cfg)
 static const samc_mount mounts[] = {
-    {&samc_sam3_preprocess_part, "", AT(processor), AT(cfg)},
-    {&samc_sam3_vision_part, "backbone.vision_backbone", AT(vision), AT(cfg.vision)},
-    {&samc_sam3_tokenizer_part, "", AT(language), AT(cfg.text)},
-    {&samc_sam3_language_part, "backbone.language_backbone", AT(language), AT(cfg.text)},
-    {&samc_sam3_geometry_part, "geometry_encoder", AT(geo), AT(cfg.geo)},
-    {&samc_sam3_fusion_part, "transformer.encoder", AT(enc), AT(cfg.enc)},
-    {&samc_sam3_decoder_part, "transformer.decoder", AT(dec), AT(cfg.dec)},
-    {&samc_sam3_scoring_part, "dot_prod_scoring", AT(scoring), AT(cfg.scoring)},
-    {&samc_sam3_segmentation_part, "segmentation_head", AT(seg), AT(cfg.seg)},
-    {&samc_sam3_postprocess_part, "", AT(processor), AT(cfg)},
+    {.part = &samc_sam3_preprocess_part, .root = "", AT(processor, cfg)},
+    {.part = &samc_sam3_vision_part, .root = "backbone.vision_backbone", AT(vision, cfg.vision)},
+    {.part = &samc_sam3_tokenizer_part, .root = "", AT(language, cfg.text)},
+    {.part = &samc_sam3_language_part, .root = "backbone.language_backbone", AT(language, cfg.text)},
+    {.part = &samc_sam3_geometry_part, .root = "geometry_encoder", AT(geo, cfg.geo)},
+    {.part = &samc_sam3_fusion_part, .root = "transformer.encoder", AT(enc, cfg.enc)},
+    {.part = &samc_sam3_decoder_part, .root = "transformer.decoder", AT(dec, cfg.dec)},
+    {.part = &samc_sam3_scoring_part, .root = "dot_prod_scoring", AT(scoring, cfg.scoring)},
+    {.part = &samc_sam3_segmentation_part, .root = "segmentation_head", AT(seg, cfg.seg)},
+    {.part = &samc_sam3_postprocess_part, .root = "", AT(processor, cfg)},
 };
 #undef AT
-const samc_layer_family samc_sam3_family = {"sam3", mounts, (int)(sizeof mounts / sizeof mounts[0])};
+const samc_layer_family samc_sam3_family = {.name = "sam3", .mounts = mounts,
+                                           .n_mounts = (int)(sizeof mounts / sizeof mounts[0])};
 
 /* The side of the image level the DETR parts read: backbone_fpn[-1] after
  * the scalp (the trunk's grid at the released scale 1). */
