@@ -401,19 +401,6 @@ static samc_status ex_boxes(const void *self, int index, uint64_t seed, bool ful
     return st ? st : samc_inputs_scalar(in, "W", dec->feat_side, err);
 }
 
-/* The prompt: 32 text tokens (24 padding), 4 geometry tokens. */
-static samc_status prompt(samc_layer_inputs *in, const char *mask_name, int64_t D, uint64_t *seed, samc_error *err)
-{
-    if (!samc_inputs_random(in, "memory_text", (*seed)++, -2, 2, err, 3, (int64_t)36, (int64_t)1, D))
-        return SAMC_ERR_NOMEM;
-    samc_tensor *m = samc_inputs_tensor(in, mask_name, 2, (const int64_t[]){1, 36}, err);
-    if (!m)
-        return SAMC_ERR_NOMEM;
-    for (int i = 8; i < 32; i++)
-        m->data[i] = 1.0f;
-    return SAMC_OK;
-}
-
 /* A layer as the decoder calls it on the image level, with the presence
  * token and the box bias when the model has them. */
 static samc_status ex_layer(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
@@ -430,7 +417,7 @@ static samc_status ex_layer(const void *self, int index, uint64_t seed, bool ful
         SAMC_INPUT_RANDOM("cross_attn_mask", -4, 1, 3, (int64_t)dec->heads, nq, S);
     if (dec->has_presence)
         SAMC_INPUT_RANDOM("presence_token", -2, 2, 3, (int64_t)1, (int64_t)1, D);
-    return prompt(in, "text_attention_mask", D, &seed, err);
+    return samc__sam3_example_prompt(in, "memory_text", "text_attention_mask", D, false, &seed, err);
 }
 
 static samc_status ex_refine(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
@@ -463,5 +450,5 @@ static samc_status ex_decoder(const void *self, int index, uint64_t seed, bool f
     if (!ss)
         return SAMC_ERR_NOMEM;
     ss->data[0] = ss->data[1] = (float)s;
-    return prompt(in, "text_attention_mask", D, &seed, err);
+    return samc__sam3_example_prompt(in, "memory_text", "text_attention_mask", D, false, &seed, err);
 }

@@ -131,22 +131,7 @@ samc_status samc_sam3_fusion_forward(samc_exec *x, const samc_sam3_fusion_encode
 static samc_status iso_layer(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                              samc_error *err)
 {
-    const samc_sam3_fusion_encoder *enc = L->self;
-    samc_sam3_io r = samc__sam3_io(in, out, err);
-    const samc_tensor *tgt = samc__sam3_in(&r, "tgt", "0"), *mem = samc__sam3_in(&r, "memory", "1");
-    const samc_tensor *tkpm = samc__sam3_in_opt(&r, "tgt_key_padding_mask");
-    const samc_tensor *mkpm = samc__sam3_in_opt(&r, "memory_key_padding_mask");
-    const samc_tensor *pos = samc__sam3_in_opt(&r, "pos"), *qpos = samc__sam3_in_opt(&r, "query_pos");
-    if (tgt && tgt->ndim != 3)
-        samc__sam3_io_shape(&r, "%s: tgt is not 3-D", L->name);
-    samc_tensor *y = r.st ? NULL : samc__sam3_out(&r, "0", 3, tgt->shape);
-    if (y)
-        r.st = samc_layer_done(x, L, NULL,
-                               ((const samc_sam3_ops *)L->ops)
-                                   ->sam3_enc_layer(samc_layer_ctx(x, L), &enc->layers[L->index], tgt, mem, tkpm, mkpm,
-                                                    pos, qpos, y),
-                               err, 0, NULL, NULL);
-    return samc__sam3_io_end(&r);
+    return samc__sam3_iso_enc_layer(x, L, &((const samc_sam3_fusion_encoder *)L->self)->layers[L->index], in, out, err);
 }
 
 static samc_status iso_encoder(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
@@ -169,18 +154,6 @@ static samc_status iso_encoder(samc_exec *x, const samc_layer *L, const samc_lay
 
 /* ---- op-test inputs ------------------------------------------------------------- */
 
-/* The prompt: 32 text tokens (24 of them padding) and 4 geometry tokens. */
-#define PROMPT_T 36
-static samc_status prompt_mask(samc_layer_inputs *in, const char *name, samc_error *err)
-{
-    samc_tensor *m = samc_inputs_tensor(in, name, 2, (const int64_t[]){1, PROMPT_T}, err);
-    if (!m)
-        return SAMC_ERR_NOMEM;
-    for (int i = 8; i < 32; i++)
-        m->data[i] = 1.0f;
-    return SAMC_OK;
-}
-
 /* A layer as the encoder calls it: batch-first image tokens and prompt. */
 static samc_status ex_layer(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
@@ -189,9 +162,8 @@ static samc_status ex_layer(const void *self, int index, uint64_t seed, bool ful
     const samc_sam3_fusion_encoder *enc = self;
     const int64_t S = (int64_t)enc->feat_side * enc->feat_side, C = enc->d_model;
     SAMC_INPUT_RANDOM("tgt", -2, 2, 3, (int64_t)1, S, C);
-    SAMC_INPUT_RANDOM("memory", -2, 2, 3, (int64_t)1, (int64_t)PROMPT_T, C);
     SAMC_INPUT_RANDOM("query_pos", -1, 1, 3, (int64_t)1, S, C);
-    return prompt_mask(in, "memory_key_padding_mask", err);
+    return samc__sam3_example_prompt(in, "memory", "memory_key_padding_mask", C, true, &seed, err);
 }
 
 static samc_status ex_encoder(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
@@ -202,8 +174,7 @@ static samc_status ex_encoder(const void *self, int index, uint64_t seed, bool f
     const int64_t s = enc->feat_side, C = enc->d_model;
     SAMC_INPUT_RANDOM("src.0", -2, 2, 3, s * s, (int64_t)1, C);
     SAMC_INPUT_RANDOM("src_pos.0", -1, 1, 3, s * s, (int64_t)1, C);
-    SAMC_INPUT_RANDOM("prompt", -2, 2, 3, (int64_t)PROMPT_T, (int64_t)1, C);
-    samc_status st = prompt_mask(in, "prompt_key_padding_mask", err);
+    samc_status st = samc__sam3_example_prompt(in, "prompt", "prompt_key_padding_mask", C, false, &seed, err);
     if (!st)
         st = samc_inputs_scalar(in, "feat_sizes.0.0", (double)s, err);
     return st ? st : samc_inputs_scalar(in, "feat_sizes.0.1", (double)s, err);

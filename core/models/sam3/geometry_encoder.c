@@ -194,21 +194,7 @@ static samc_status iso_prompt(samc_exec *x, const samc_layer *L, const samc_laye
 static samc_status iso_layer(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                              samc_error *err)
 {
-    const samc_sam3_geometry_encoder *g = L->self;
-    samc_sam3_io r = samc__sam3_io(in, out, err);
-    const samc_tensor *tgt = samc__sam3_in(&r, "tgt", "0"), *mem = samc__sam3_in(&r, "memory", "1");
-    const samc_tensor *tkpm = samc__sam3_in_opt(&r, "tgt_key_padding_mask");
-    const samc_tensor *mkpm = samc__sam3_in_opt(&r, "memory_key_padding_mask");
-    const samc_tensor *pos = samc__sam3_in_opt(&r, "pos"), *qpos = samc__sam3_in_opt(&r, "query_pos");
-    if (tgt && tgt->ndim != 3)
-        samc__sam3_io_shape(&r, "%s: tgt is not 3-D", L->name);
-    samc_tensor *y = r.st ? NULL : samc__sam3_out(&r, "0", 3, tgt->shape);
-    if (y)
-        r.st = done(x, L,
-                    ((const samc_sam3_ops *)L->ops)
-                        ->sam3_enc_layer(samc_layer_ctx(x, L), &g->layers[L->index], tgt, mem, tkpm, mkpm, pos, qpos, y),
-                    NULL, err);
-    return samc__sam3_io_end(&r);
+    return samc__sam3_iso_enc_layer(x, L, &((const samc_sam3_geometry_encoder *)L->self)->layers[L->index], in, out, err);
 }
 
 static samc_status iso_norm(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,

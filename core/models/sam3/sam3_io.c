@@ -92,3 +92,18 @@ samc_status samc__sam3_io_end(samc_sam3_io *r)
     r->n_in = 0;
     return r->st;
 }
+
+samc_status samc__sam3_example_prompt(samc_layer_inputs *in, const char *name, const char *mask, int64_t D,
+                                      bool batch_first, uint64_t *seed, samc_error *err)
+{
+    const int64_t T = 36;
+    if (!samc_inputs_random(in, name, (*seed)++, -2, 2, err, 3, batch_first ? (int64_t)1 : T,
+                            batch_first ? T : (int64_t)1, D))
+        return SAMC_ERR_NOMEM;
+    samc_tensor *m = samc_inputs_tensor(in, mask, 2, (const int64_t[]){1, T}, err);
+    if (!m)
+        return SAMC_ERR_NOMEM;
+    for (int i = 8; i < 32; i++)
+        m->data[i] = 1.0f;
+    return SAMC_OK;
+}

@@ -42,4 +42,10 @@ samc_status samc__sam3_io_end(samc_sam3_io *r);
  * tensor) pair into a new slot. */
 samc_status samc__sam3_io_put(samc_sam3_io *r, const char *name, const samc_tensor *t);
 
+/* Op-test inputs several parts share: a prompt of 32 text tokens (24 of
+ * them padding) and 4 geometry tokens, `name` (36, 1, D) seq-first or
+ * (1, 36, D) batch-first, and its padding mask `mask` (1, 36). */
+samc_status samc__sam3_example_prompt(samc_layer_inputs *in, const char *name, const char *mask, int64_t D,
+                                      bool batch_first, uint64_t *seed, samc_error *err);
+
 #endif

@@ -2,6 +2,8 @@
  * (sam3_modules.h). */
 #include "core/models/sam3/sam3_modules.h"
 
+#include "core/models/sam3/sam3_io.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +37,25 @@ void samc__sam3_sd_enc_layer(samc_sd *sd, samc_sam3_enc_layer *l, const samc_sam
     samc_sd_norm(sd, &l->norm1, "norm1", d, 1e-5f);
     samc_sd_norm(sd, &l->norm2, "norm2", d, 1e-5f);
     samc_sd_norm(sd, &l->norm3, "norm3", d, 1e-5f);
+}
+
+samc_status samc__sam3_iso_enc_layer(samc_exec *x, const samc_layer *L, const samc_sam3_enc_layer *l,
+                                     const samc_layer_io *in, samc_layer_out *out, samc_error *err)
+{
+    samc_sam3_io r = samc__sam3_io(in, out, err);
+    const samc_tensor *tgt = samc__sam3_in(&r, "tgt", "0"), *mem = samc__sam3_in(&r, "memory", "1");
+    const samc_tensor *tkpm = samc__sam3_in_opt(&r, "tgt_key_padding_mask");
+    const samc_tensor *mkpm = samc__sam3_in_opt(&r, "memory_key_padding_mask");
+    const samc_tensor *pos = samc__sam3_in_opt(&r, "pos"), *qpos = samc__sam3_in_opt(&r, "query_pos");
+    if (tgt && tgt->ndim != 3)
+        samc__sam3_io_shape(&r, "%s: tgt is not 3-D", L->name);
+    samc_tensor *y = r.st ? NULL : samc__sam3_out(&r, "0", 3, tgt->shape);
+    if (y)
+        r.st = samc_layer_done(x, L, NULL,
+                               ((const samc_sam3_ops *)L->ops)
+                                   ->sam3_enc_layer(samc_layer_ctx(x, L), l, tgt, mem, tkpm, mkpm, pos, qpos, y),
+                               err, 0, NULL, NULL);
+    return samc__sam3_io_end(&r);
 }
 
 samc_sine_pe samc__sam3_sine_pe(const samc_sine_pe_config *c)

@@ -87,11 +87,5 @@ static samc_status ex_scoring(const void *self, int index, uint64_t seed, bool f
     (void)index, (void)full;
     const int64_t D = ((const samc_sam3_scoring *)self)->d_model;
     SAMC_INPUT_RANDOM("hs", -2, 2, 4, (int64_t)6, (int64_t)1, (int64_t)200, D);
-    SAMC_INPUT_RANDOM("prompt", -2, 2, 3, (int64_t)36, (int64_t)1, D);
-    samc_tensor *m = samc_inputs_tensor(in, "prompt_mask", 2, (const int64_t[]){1, 36}, err);
-    if (!m)
-        return SAMC_ERR_NOMEM;
-    for (int i = 8; i < 32; i++)
-        m->data[i] = 1.0f;
-    return SAMC_OK;
+    return samc__sam3_example_prompt(in, "prompt", "prompt_mask", D, false, &seed, err);
 }

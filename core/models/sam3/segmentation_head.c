@@ -228,19 +228,6 @@ static int64_t base_side(const samc_sam3_seg_head *s, bool full)
     return full || s->feat_side < 4 ? s->feat_side : s->feat_side / 2;
 }
 
-/* The prompt: 32 text tokens (24 of them padding) and 4 geometry tokens. */
-static samc_status prompt(samc_layer_inputs *in, int64_t D, uint64_t *seed, samc_error *err)
-{
-    if (!samc_inputs_random(in, "prompt", (*seed)++, -2, 2, err, 3, (int64_t)36, (int64_t)1, D))
-        return SAMC_ERR_NOMEM;
-    samc_tensor *m = samc_inputs_tensor(in, "prompt_mask", 2, (const int64_t[]){1, 36}, err);
-    if (!m)
-        return SAMC_ERR_NOMEM;
-    for (int i = 8; i < 32; i++)
-        m->data[i] = 1.0f;
-    return SAMC_OK;
-}
-
 static samc_status ex_cross(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
                             samc_error *err)
 {
@@ -248,7 +235,7 @@ static samc_status ex_cross(const void *self, int index, uint64_t seed, bool ful
     const samc_sam3_seg_head *s = self;
     const int64_t S = base_side(s, full) * base_side(s, full);
     SAMC_INPUT_RANDOM("memory", -2, 2, 3, S, (int64_t)1, (int64_t)s->d_model);
-    return prompt(in, s->d_model, &seed, err);
+    return samc__sam3_example_prompt(in, "prompt", "prompt_mask", s->d_model, false, &seed, err);
 }
 
 /* The three levels the released head takes: 4, 2 and 1 times the base
@@ -295,5 +282,5 @@ static samc_status ex_head(const void *self, int index, uint64_t seed, bool full
         return st;
     SAMC_INPUT_RANDOM("obj_queries", -2, 2, 4, (int64_t)6, (int64_t)1, (int64_t)200, D);
     SAMC_INPUT_RANDOM("encoder_hidden_states", -2, 2, 3, S, (int64_t)1, D);
-    return prompt(in, D, &seed, err);
+    return samc__sam3_example_prompt(in, "prompt", "prompt_mask", D, false, &seed, err);
 }
