@@ -8,8 +8,10 @@
 #include "core/models/sam3/sam3_io.h"
 #include "core/models/sam3/sam3_modules.h"
 #include "core/models/sam3/sam3_parts.h"
+#include "core/nn/nn_ops.h"
+#include "core/nn/nn_rows.h"
 
-enum { LAYER, ENCODER, N_ROWS };
+enum { BATCH_FIRST, LAYER, SEQ_FIRST, ENCODER, N_ROWS };
 
 static int count_layers(const void *self) { return ((const samc_sam3_fusion_encoder *)self)->n_layers; }
 
@@ -19,8 +21,14 @@ static samc_status ex_encoder(const void *, int, uint64_t, bool, samc_layer_inpu
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err);
 
 static const samc_layer_def rows[N_ROWS] = {
+    /* the image tokens, their positions and the prompt batch-first, as the layers take them */
+    [BATCH_FIRST] = {.pattern = "@batch_first", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, transpose01),
+                     .isolated = samc_nn_run_transpose01, .example = samc_nn_example_transpose01},
     [LAYER] = {.pattern = "layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_enc_layer),
                .parity = true, .count = count_layers, .isolated = iso_layer, .example = ex_layer},
+    /* output.transpose(0, 1) */
+    [SEQ_FIRST] = {.pattern = "@seq_first", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, transpose01),
+                   .isolated = samc_nn_run_transpose01, .example = samc_nn_example_transpose01},
     [ENCODER] = {.pattern = "", .parity = true, .isolated = iso_encoder, .example = ex_encoder},
 };
 const samc_part_def samc_sam3_fusion_part = {"TransformerEncoderFusion", rows, N_ROWS, describe};
@@ -40,19 +48,15 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 /* ---- forward ------------------------------------------------------------------ */
 
-/* (S, B, C) seq-first -> (B, S, C) batch-first. */
-static void seq_to_batch(const float *s, int64_t S, int64_t B, int64_t C, float *b)
+/* x (A, B, C) -> y (B, A, C) by row `row`'s body (y allocated here). */
+static samc_status transpose(samc_exec *x, const samc_sam3_fusion_encoder *enc, int row, const samc_tensor *t,
+                             samc_tensor *y, samc_error *err)
 {
-    for (int64_t i = 0; i < S; i++)
-        for (int64_t bb = 0; bb < B; bb++)
-            memcpy(b + (bb * S + i) * C, s + (i * B + bb) * C, (size_t)C * sizeof *b);
-}
-
-static void batch_to_seq(const float *b, int64_t S, int64_t B, int64_t C, float *s)
-{
-    for (int64_t i = 0; i < S; i++)
-        for (int64_t bb = 0; bb < B; bb++)
-            memcpy(s + (i * B + bb) * C, b + (bb * S + i) * C, (size_t)C * sizeof *s);
+    const samc_layer *L = samc_part_layer(x, enc, &rows[row], 0);
+    samc_status st = samc_tensor_allocv(y, err, 3, t->shape[1], t->shape[0], t->shape[2]);
+    return st ? st
+              : samc_layer_done(x, L, NULL, ((const samc_nn_ops *)L->ops)->transpose01(samc_layer_ctx(x, L), t, y), err,
+                                0, NULL, NULL);
 }
 
 /* The encoder's output dict, for the trace: memory, and what it passes on
@@ -89,20 +93,15 @@ samc_status samc_sam3_fusion_forward(samc_exec *x, const samc_sam3_fusion_encode
         prompt->ndim != 3 || prompt->shape[1] != src->shape[1] || prompt->shape[2] != C)
         return samc_fail(err, SAMC_ERR_SHAPE, "fusion encoder: src/src_pos (%lld,B,%lld), prompt (T,B,%lld) expected",
                          (long long)S, (long long)C, (long long)C);
-    const int64_t B = src->shape[1], T = prompt->shape[0];
     samc_tensor a = {0}, b = {0}, qp = {0}, pm = {0};
-    samc_status st = samc_tensor_allocv(&a, err, 3, B, S, C);
+    /* src.reshape(h, w, bs, -1).permute(2, 3, 0, 1) then flatten(2).transpose(1, 2); prompt.transpose(0, 1) */
+    samc_status st = transpose(x, enc, BATCH_FIRST, src, &a, err);
     if (!st)
-        st = samc_tensor_allocv(&b, err, 3, B, S, C);
+        st = transpose(x, enc, BATCH_FIRST, src_pos, &qp, err);
     if (!st)
-        st = samc_tensor_allocv(&qp, err, 3, B, S, C);
+        st = transpose(x, enc, BATCH_FIRST, prompt, &pm, err);
     if (!st)
-        st = samc_tensor_allocv(&pm, err, 3, B, T, C);
-    if (!st) { /* src.reshape(h, w, bs, -1).permute(2, 3, 0, 1) then flatten(2).transpose(1, 2) */
-        seq_to_batch(src->data, S, B, C, a.data);
-        seq_to_batch(src_pos->data, S, B, C, qp.data);
-        seq_to_batch(prompt->data, T, B, C, pm.data); /* prompt.transpose(0, 1) */
-    }
+        st = samc_tensor_alloc(&b, a.ndim, a.shape, err);
     static const char *const slot0[] = {"0"};
     for (int i = 0; i < enc->n_layers && !st; i++) {
         const samc_layer *L = samc_part_layer(x, enc, &rows[LAYER], i);
@@ -115,8 +114,8 @@ samc_status samc_sam3_fusion_forward(samc_exec *x, const samc_sam3_fusion_encode
         samc_tensor t = a;
         a = b, b = t;
     }
-    if (!st && !(st = samc_tensor_allocv(memory, err, 3, S, B, C)))
-        batch_to_seq(a.data, S, B, C, memory->data); /* output.transpose(0, 1) */
+    if (!st) /* output.transpose(0, 1) */
+        st = transpose(x, enc, SEQ_FIRST, &a, memory, err);
     samc_tensor_release(&a), samc_tensor_release(&b), samc_tensor_release(&qp), samc_tensor_release(&pm);
     if (st) {
         samc_tensor_release(memory);

@@ -13,9 +13,9 @@
 #include "core/models/sam3/sam3_modules.h"
 #include "core/models/sam3/sam3_parts.h"
 #include "core/nn/axial_rope.h"
-#include "core/nn/position_encoding.h"
+#include "core/nn/nn_rows.h"
 
-enum { PATCH_EMBED, LN_PRE, BLOCK, TRUNK, NECK, SAM2_NECK, VISION, N_ROWS };
+enum { PATCH_EMBED, LN_PRE, BLOCK, PERMUTE, TRUNK, NECK, SAM2_NECK, POSITION, VISION, N_ROWS };
 
 static int count_blocks(const void *self) { return ((const samc_sam3_vision_backbone *)self)->n_blocks; }
 static int count_neck(const void *self) { return ((const samc_sam3_vision_backbone *)self)->neck.n_levels; }
@@ -30,11 +30,12 @@ static int block_class(const void *self, int i) { return ((const samc_sam3_visio
 static int level_class(const void *self, int i) { return (void)self, i; }
 static int sam2_level_class(const void *self, int i) { return (void)self, (void)i, 0; }
 
-static samc_isolated_body iso_patch_embed, iso_ln_pre, iso_block, iso_trunk, iso_level, iso_vision;
+static samc_isolated_body iso_patch_embed, iso_ln_pre, iso_block, iso_trunk, iso_level, iso_position, iso_vision;
 static samc_status ex_patch_embed(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_ln_pre(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_block(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_level(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_position(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err);
 
 static const samc_layer_def rows[N_ROWS] = {
@@ -47,6 +48,9 @@ static const samc_layer_def rows[N_ROWS] = {
     [BLOCK] = {.pattern = "trunk.blocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_vit_block),
                .parity = true, .count = count_blocks, .isolated = iso_block, .example = ex_block,
                .op_class = block_class},
+    /* ViT.forward's feats.permute(0, 3, 1, 2) */
+    [PERMUTE] = {.pattern = "trunk.@permute", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, tokens_to_planes),
+                 .isolated = samc_nn_run_tokens_to_planes, .example = samc_nn_example_tokens_to_planes},
     [TRUNK] = {.pattern = "trunk", .parity = true, .isolated = iso_trunk},
     [NECK] = {.pattern = "convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level),
               .parity = true, .count = count_neck, .isolated = iso_level, .example = ex_level, .op_class = level_class},
@@ -54,6 +58,9 @@ static const samc_layer_def rows[N_ROWS] = {
     [SAM2_NECK] = {.pattern = "sam2_convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level),
                    .count = count_sam2_neck, .isolated = iso_level, .example = ex_level,
                    .op_class = sam2_level_class},
+    /* every level's encoding (both necks share the module) */
+    [POSITION] = {.pattern = "position_encoding", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, sine_pe),
+                  .isolated = iso_position, .example = ex_position},
     [VISION] = {.pattern = "", .parity = true, .isolated = iso_vision},
 };
 const samc_part_def samc_sam3_vision_part = {"Sam3DualViTDetNeck", rows, N_ROWS, describe};
@@ -239,13 +246,12 @@ samc_status samc_sam3_trunk_forward(samc_exec *x, const samc_sam3_vision_backbon
         samc_tensor t = a;
         a = b, b = t;
     }
-    const int64_t B = s[0], hw = s[1] * s[2], C = s[3];
     if (!st)
-        st = samc_tensor_allocv(out, err, 4, B, C, s[1], s[2]);
-    for (int64_t bb = 0; bb < B && !st; bb++) /* feats.permute(0, 3, 1, 2) */
-        for (int64_t q = 0; q < hw; q++)
-            for (int64_t c = 0; c < C; c++)
-                out->data[(bb * C + c) * hw + q] = b.data[(bb * hw + q) * C + c];
+        st = samc_tensor_allocv(out, err, 4, s[0], s[3], s[1], s[2]);
+    L = samc_part_layer(x, v, &rows[PERMUTE], 0); /* feats.permute(0, 3, 1, 2) */
+    if (!st)
+        st = samc_layer_done(x, L, NULL, ((const samc_nn_ops *)L->ops)->tokens_to_planes(samc_layer_ctx(x, L), &b, out),
+                             err, 0, NULL, NULL);
     samc_tensor_release(&a), samc_tensor_release(&b);
     if (st) {
         samc_tensor_release(out);
@@ -273,7 +279,7 @@ static int64_t level_side(const samc_sam3_neck_level *l, int64_t in)
 }
 
 /* One neck (convs or sam2_convs, row `row`) on the trunk's map: each level
- * and its position_encoding (one map repeated over the batch). */
+ * and its position_encoding. */
 static samc_status neck_forward(samc_exec *x, const samc_sam3_vision_backbone *v, int row, const samc_sam3_neck *nk,
                                 const samc_tensor *feat, samc_tensor *level, samc_tensor *pos, samc_error *err)
 {
@@ -289,11 +295,10 @@ static samc_status neck_forward(samc_exec *x, const samc_sam3_vision_backbone *v
                         &level[i], err);
         if (!st)
             st = samc_tensor_allocv(&pos[i], err, 4, B, (int64_t)nk->d_model, H, W);
-        const int64_t per = nk->d_model * H * W;
-        if (!st && (st = samc_sine_pe_fill(&nk->pe, (int)H, (int)W, pos[i].data)))
-            st = samc_fail(err, st, "%s: sine position encoding", L->name);
-        for (int64_t b = 1; b < B && !st; b++)
-            memcpy(pos[i].data + b * per, pos[i].data, (size_t)per * sizeof *pos[i].data);
+        const samc_layer *Lp = samc_part_layer(x, v, &rows[POSITION], 0);
+        if (!st)
+            st = samc_layer_done(x, Lp, NULL, ((const samc_nn_ops *)Lp->ops)->sine_pe(samc_layer_ctx(x, Lp), &nk->pe, &pos[i]),
+                                 err, 0, NULL, NULL);
     }
     return st;
 }
@@ -419,6 +424,23 @@ static samc_status iso_level(samc_exec *x, const samc_layer *L, const samc_layer
     return samc__sam3_io_end(&r);
 }
 
+/* The encoding of a level "x" (B, d, H, W) of convs (the same module for sam2_convs). */
+static samc_status iso_position(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
+                                samc_error *err)
+{
+    const samc_sam3_vision_backbone *v = L->self;
+    samc_sam3_io r = samc__sam3_io(in, out, err);
+    const samc_tensor *t = samc__sam3_in(&r, "x", "0");
+    if (t && t->ndim != 4)
+        samc__sam3_io_shape(&r, "%s: input is not (B,C,H,W)", L->name);
+    samc_tensor *y = r.st ? NULL : samc__sam3_out_v(&r, "0", 4, t->shape[0], (int64_t)v->neck.pe.num_pos_feats,
+                                                   t->shape[2], t->shape[3]);
+    if (y)
+        r.st = samc_layer_done(x, L, NULL, ((const samc_nn_ops *)L->ops)->sine_pe(samc_layer_ctx(x, L), &v->neck.pe, y),
+                               err, 0, NULL, NULL);
+    return samc__sam3_io_end(&r);
+}
+
 static samc_status iso_vision(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                               samc_error *err)
 {
@@ -481,5 +503,16 @@ static samc_status ex_level(const void *self, int index, uint64_t seed, bool ful
     const samc_sam3_vision_backbone *v = self;
     const int64_t g = full ? v->grid : side_of(v, full) / 2;
     SAMC_INPUT_RANDOM("0", -2, 2, 4, (int64_t)1, (int64_t)v->embed.patch.cout, g, g);
+    return SAMC_OK;
+}
+
+/* The 4x level of two images (the encoding is repeated over the batch). */
+static samc_status ex_position(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                               samc_error *err)
+{
+    (void)index;
+    const samc_sam3_vision_backbone *v = self;
+    const int64_t g = 4 * side_of(v, full);
+    SAMC_INPUT_RANDOM("x", -1, 1, 4, (int64_t)2, (int64_t)v->neck.d_model, g, g);
     return SAMC_OK;
 }
