@@ -18,7 +18,8 @@
  * A forward takes its part instance and the exec; it calls each layer
  * through the body the exec resolved for it and reports every parity point
  * it completes to the exec's trace under its official name. Outputs are
- * allocated by the forward (released by the caller, also on failure).
+ * allocated by the forward and released by the caller; a forward that
+ * fails leaves none allocated.
  */
 #ifndef SAMC_CORE_MODELS_SAM3_PARTS_H
 #define SAMC_CORE_MODELS_SAM3_PARTS_H
