@@ -38,22 +38,8 @@ void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *t)
         .mem_attn = c->mem_attn,
         .mem_enc = c->mem_enc,
         .video = c->video,
-#define SAMC_COPY(f) .f = c->f,
-        SAMC_COPY(num_maskmem) SAMC_COPY(sigmoid_scale_for_mem_enc) SAMC_COPY(sigmoid_bias_for_mem_enc)
-        SAMC_COPY(binarize_mask_from_pts_for_mem_enc) SAMC_COPY(use_mask_input_as_output_without_sam)
-        SAMC_COPY(max_cond_frames_in_attn) SAMC_COPY(directly_add_no_mem_embed)
-        SAMC_COPY(use_high_res_features_in_sam) SAMC_COPY(multimask_output_in_sam) SAMC_COPY(multimask_min_pt_num)
-        SAMC_COPY(multimask_max_pt_num) SAMC_COPY(multimask_output_for_tracking)
-        SAMC_COPY(use_multimask_token_for_obj_ptr) SAMC_COPY(iou_prediction_use_sigmoid)
-        SAMC_COPY(memory_temporal_stride_for_eval) SAMC_COPY(non_overlap_masks_for_mem_enc)
-        SAMC_COPY(use_obj_ptrs_in_encoder) SAMC_COPY(max_obj_ptrs_in_encoder) SAMC_COPY(add_tpos_enc_to_obj_ptrs)
-        SAMC_COPY(proj_tpos_enc_in_obj_ptrs) SAMC_COPY(use_signed_tpos_enc_to_obj_ptrs)
-        SAMC_COPY(only_obj_ptrs_in_the_past_for_eval) SAMC_COPY(pred_obj_scores) SAMC_COPY(pred_obj_scores_mlp)
-        SAMC_COPY(fixed_no_obj_ptr) SAMC_COPY(soft_no_obj_ptr) SAMC_COPY(use_mlp_for_obj_ptr_proj)
-        SAMC_COPY(no_obj_embed_spatial) SAMC_COPY(dynamic_multimask_via_stability)
-        SAMC_COPY(dynamic_multimask_stability_delta) SAMC_COPY(dynamic_multimask_stability_thresh)
-        SAMC_COPY(mask_in_chans) SAMC_COPY(num_multimask_outputs) SAMC_COPY(twoway_depth) SAMC_COPY(twoway_mlp_dim)
-        SAMC_COPY(twoway_heads) SAMC_COPY(iou_head_depth) SAMC_COPY(iou_head_hidden_dim)
+#define SAMC_COPY(type, f) .f = c->f,
+        SAMC_SAM2BASE_OPTIONS(SAMC_COPY)
 #undef SAMC_COPY
     };
 }
