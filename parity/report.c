@@ -108,6 +108,12 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
             cJSON_AddNumberToObject(o, "max_abs", r->max_abs);
             cJSON_AddNumberToObject(o, "rel", r->rel);
             cJSON_AddNumberToObject(o, "nmse", r->nmse);
+            if (r->judged) { /* rel = max_abs / scale (docs/parity.md, "The criterion") */
+                cJSON_AddNumberToObject(o, "scale", r->scale);
+                cJSON_AddNumberToObject(o, "ref_max", r->ref_max);
+            }
+            if (!isnan(r->kappa))
+                cJSON_AddNumberToObject(o, "kappa", r->kappa);
             if (!isnan(r->mask_iou))
                 cJSON_AddNumberToObject(o, "mask_iou", r->mask_iou);
             worst = r->rel > worst ? r->rel : worst;
