@@ -1,7 +1,7 @@
 /* harness.c - a parity run: the dump opened, its task checked and its model
  * loaded, the task runner called (chained_<task>.c or isolated.c), then the
  * rows judged (judge.c) and counted. Nothing here is called back by the
- * files it calls (tests/check_call_cycles.py). */
+ * files it calls (tests/check_call_cycles.sh). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

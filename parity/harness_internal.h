@@ -1,6 +1,6 @@
 /* harness_internal.h - the parity run's state and its internal functions.
  *
- * The files call downwards only (tests/check_call_cycles.py checks it):
+ * The files call downwards only (tests/check_call_cycles.sh checks it):
  *   harness.c            the dispatcher: opens the dump, loads the model, calls
  *                        one task runner, then judges and counts the rows
  *   chained_image.c, chained_video.c, chained_amg.c, chained_sam3.c,

@@ -3,13 +3,16 @@
  * turn a failing row into a passing one, and only where the row's numbers
  * show why it fails on rounding:
  *
- * 1. Small outputs (every mode). A row is judged against
- *    scale = max(ref_max, slot_scale / SMALL), where ref_max = max|ref| of the
- *    call and slot_scale = the largest ref_max of the same module and slot
- *    over the dump's calls. A single logit that is 0.002 in one call and 0.3
- *    in others comes out of the same sum of O(0.3) terms; its float32 error
- *    is that of the terms, not of the result. A row with ref_max >=
- *    slot_scale / SMALL keeps scale == ref_max: today's rel, exactly.
+ * 1. Small outputs (every mode). A slot of at most SMALL_N values per call
+ *    (an object-score logit, IoU predictions, a presence logit) is judged
+ *    against scale = max(ref_max, slot_scale / SMALL), where ref_max =
+ *    max|ref| of the call and slot_scale = the largest ref_max of the same
+ *    module and slot over the dump's calls. A single logit that is 0.002 in
+ *    one call and 0.3 in others comes out of the same sum of O(0.3) terms;
+ *    its float32 error is that of the terms, not of the result. A row with
+ *    ref_max >= slot_scale / SMALL, or with more values (whose max already
+ *    samples the computation's scale), keeps scale == ref_max: today's rel,
+ *    exactly.
  *
  * 2. Propagated error (chained runs). A row that still fails is run alone
  *    on its recorded inputs (alone.c). If it fails alone, the layer itself is
@@ -34,6 +37,7 @@
 #include "harness_internal.h"
 
 #define SMALL 4.0        /* "small": below a quarter of the slot's largest magnitude */
+#define SMALL_N 16       /* ... in a slot of at most this many values per call */
 #define FINE 8.0         /* the smoothness check's smaller input move: tol / FINE */
 
 /* Rows compared across calls: a traced slot by module and slot; a final
@@ -55,6 +59,14 @@ static void slot_key(const samc_parity_row *row, char *key, size_t n)
     snprintf(key, n, "%s|%s", mod, slot);
 }
 
+static int64_t numel(const samc_parity_row *row)
+{
+    int64_t n = 1;
+    for (int k = 0; k < row->ndim; k++)
+        n *= row->shape[k];
+    return n;
+}
+
 /* Rule 1: every judged row's scale, rel and verdict. */
 static void judge_scales(parity_run *r)
 {
@@ -65,14 +77,14 @@ static void judge_scales(parity_run *r)
         return;
     }
     for (int i = 0; i < rep->n_rows; i++) {
-        if (!rep->rows[i].judged || slot_scale[i] > 0)
+        if (!rep->rows[i].judged || slot_scale[i] != 0 || numel(&rep->rows[i]) > SMALL_N)
             continue;
         char ki[400], kj[400];
         slot_key(&rep->rows[i], ki, sizeof ki);
         double s = 0;
         for (int pass = 0; pass < 2; pass++) /* the largest ref_max, then written to every row of the key */
             for (int j = i; j < rep->n_rows; j++) {
-                if (!rep->rows[j].judged)
+                if (!rep->rows[j].judged || numel(&rep->rows[j]) > SMALL_N)
                     continue;
                 slot_key(&rep->rows[j], kj, sizeof kj);
                 if (strcmp(ki, kj))

@@ -3,7 +3,6 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/api/api_internal.h"
 #include "core/models/family.h"
@@ -123,7 +122,7 @@ samc_status samc__api_setup_exec(samc_exec *x, const char *impl, int n_threads, 
 
 int samc__api_threads(const samc_exec *x)
 {
-    if (!strcmp(x->impl->name, "ref"))
+    if (x->impl->single_threaded) /* the registry says so; no implementation is named here */
         return 1;
     return x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
 }

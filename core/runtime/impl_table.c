@@ -11,6 +11,7 @@ static const samc_impl ref_impl = {
     .name = "ref",
     .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
     .tol = 1e-5,
+    .single_threaded = true,
     .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops,
             [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
 };

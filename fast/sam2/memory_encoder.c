@@ -1,7 +1,7 @@
 /* memory_encoder.c - fast bodies of memory_encoder.MaskDownSampler and
  * memory_encoder.CXBlock (modeling/memory_encoder.py), plus the row-wise
  * LayerNorm and MLP ops of the memory path. Same steps as
- * ref/memory_encoder.c: strided convs as im2col GEMMs (samc__fast_conv2d), the
+ * ref/sam2/memory_encoder.c: strided convs as im2col GEMMs (samc__fast_conv2d), the
  * depthwise 7x7 as a direct vectorised loop threaded over channels, the
  * pointwise linears as GEMMs over pixel rows. Temporaries come from the
  * model's workspace. */

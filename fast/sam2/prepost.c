@@ -5,7 +5,7 @@
  * over rows, the same float steps as core/nn/resize_bilinear.c); conversion
  * and normalisation are vectorised (a true division, as torch).
  * postprocess: the plain bilinear resize re-implemented with threads over
- * output rows; the arithmetic is core/resize_bilinear.c's, step for step
+ * output rows; the arithmetic is core/nn/resize_bilinear.c's, step for step
  * (double source index, fma contractions of the generic kernel, the
  * channels-last kernel's double sum for C == 1), so results are identical. */
 #include <math.h>

@@ -2,7 +2,7 @@
  * (sam/transformer.py), fast bodies: projections as threaded sgemm over
  * token rows, multi-head attention by (head, row block) tasks
  * (attention.c), vectorised adds and LayerNorms. Same steps as
- * ref/twoway_transformer.c. */
+ * ref/sam2/twoway_transformer.c. */
 #include <math.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* sam2_video_internal.h - the video predictor's state (inference_state),
- * shared by core/sam2_video*.c. */
+ * shared by core/models/sam2/sam2_video*.c. */
 #ifndef SAMC_CORE_SAM2_VIDEO_INTERNAL_H
 #define SAMC_CORE_SAM2_VIDEO_INTERNAL_H
 
