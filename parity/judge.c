@@ -59,12 +59,13 @@ static void slot_key(const samc_parity_row *row, char *key, size_t n)
     snprintf(key, n, "%s|%s", mod, slot);
 }
 
-static int64_t numel(const samc_parity_row *row)
+/* At most SMALL_N values (and at least one: an empty slot has nothing to judge). */
+static bool small_slot(const samc_parity_row *row)
 {
     int64_t n = 1;
     for (int k = 0; k < row->ndim; k++)
         n *= row->shape[k];
-    return n;
+    return n >= 1 && n <= SMALL_N;
 }
 
 /* Rule 1: every judged row's scale, rel and verdict. */
@@ -77,14 +78,14 @@ static void judge_scales(parity_run *r)
         return;
     }
     for (int i = 0; i < rep->n_rows; i++) {
-        if (!rep->rows[i].judged || slot_scale[i] != 0 || numel(&rep->rows[i]) > SMALL_N)
+        if (!rep->rows[i].judged || slot_scale[i] != 0 || !small_slot(&rep->rows[i]))
             continue;
         char ki[400], kj[400];
         slot_key(&rep->rows[i], ki, sizeof ki);
         double s = 0;
         for (int pass = 0; pass < 2; pass++) /* the largest ref_max, then written to every row of the key */
             for (int j = i; j < rep->n_rows; j++) {
-                if (!rep->rows[j].judged || numel(&rep->rows[j]) > SMALL_N)
+                if (!rep->rows[j].judged || !small_slot(&rep->rows[j]))
                     continue;
                 slot_key(&rep->rows[j], kj, sizeof kj);
                 if (strcmp(ki, kj))
