@@ -15,7 +15,7 @@ samc_status samc__parity_run_alone(parity_run *r, int rec, double perturb, samc_
         return samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s cannot run alone", r->recs[rec].module);
     r->io_perturb = perturb;
     const samc_layer_io io = samc__parity_record_io(r, rec);
-    samc_status st = L->def->isolated(&r->x, L->index, &io, o, err);
+    samc_status st = L->def->isolated(&r->x, L, &io, o, err);
     r->io_perturb = 0;
     if (!st && o->n == 0)
         st = samc_fail(err, SAMC_ERR_INTERNAL, "%s produced no output", L->name);

@@ -13,7 +13,7 @@ known=(
   "core/models/sam2/config.c core/models/sam2/config_h5.c core/models/sam2/config_json.c | the config sources call config.c's defaults back (core/models is being restructured, issue 18)"
   "core/text/clip_bpe.c core/text/clip_vocab.c | the vocabulary and the BPE merge call each other"
   "core/text/ftfy_badness.c core/text/ftfy_encoding.c core/text/ftfy_fix_text.c | ftfy's fixers call each other, as upstream's modules do"
-  "fast/sam2/memory_attention.c fast/sam2/prompt_encoder.c fast/workspace.c | fast/ is being restructured (issue 18)"
+  "fast/tracker/memory_attention.c fast/tracker/prompt_encoder.c fast/workspace.c | fast/ is being restructured (issue 18)"
 )
 [ $# -gt 0 ] || { echo "usage: $0 OBJECT... (or one ;-separated list)" >&2; exit 2; }
 all=$(IFS=';'; echo "$*")           # CMake passes $<TARGET_OBJECTS> as one ;-list

@@ -1,6 +1,6 @@
 /* test_resize.c - core/nn/resize_bilinear (plain and antialiased, bit for bit
  * with torch 1.13's CPU F.interpolate), core/nn/connected_components (labels,
- * areas, hole and sprinkle filling) and core/models/sam2/mask_select (MaskDecoder.forward's
+ * areas, hole and sprinkle filling) and core/models/tracker/mask_select (MaskDecoder.forward's
  * selection, including the dynamic multimask fallback).
  *
  * The antialiased cases also run fast/resize.c's threaded version (1 and 3
@@ -54,7 +54,7 @@
 #include <string.h>
 
 #include "core/nn/connected_components.h"
-#include "core/models/sam2/mask_select.h"
+#include "core/models/tracker/mask_select.h"
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
 
