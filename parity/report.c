@@ -64,6 +64,12 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
     if (rep->n_ignored_records)
         fprintf(f, "(%d dump records of modules that are not parity points were ignored)\n", rep->n_ignored_records);
     fprintf(f, "worst rel: %.3e\n", worst);
+    int propagated = 0;
+    for (int i = 0; i < rep->n_rows; i++)
+        propagated += rep->rows[i].state == SAMC_PARITY_PASS && rep->rows[i].rel > rep->tol;
+    if (propagated)
+        fprintf(f, "(%d row(s) over the tolerance pass as propagated error: their inputs' chained error, amplified "
+                   "as measured (kappa, in the notes); each passes alone)\n", propagated);
     if (worst_iou <= 1)
         fprintf(f, "lowest mask IoU of the final masks (logit > 0): %.6f\n", worst_iou);
     if (rep->first_fail >= 0) {
