@@ -31,3 +31,10 @@ void samc_parity_metrics(const float *out, const float *ref, int64_t n, double *
     samc_parity_metrics_ref(out, ref, n, max_abs, &scale, nmse);
     *rel = *max_abs / (scale > 1e-12 ? scale : 1e-12);
 }
+
+double samc_parity_max_abs(const float *a, const float *b, int64_t n)
+{
+    double mx, scale, nmse;
+    samc_parity_metrics_ref(a, b, n, &mx, &scale, &nmse);
+    return mx;
+}

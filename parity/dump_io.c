@@ -1,11 +1,11 @@
 /* dump_io.c - a record's in/ group as the samc_layer_io of isolated runners. */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/base/rng.h"
 #include "harness_internal.h"
 
 /* The slot that exists: in/<name>, else in/<pos>. */
@@ -30,15 +30,6 @@ static samc_status tokenized_ids(const parity_run *r, samc_tensor *t, samc_error
                      r->recs[r->io_rec].index, r->recs[r->io_rec].module);
 }
 
-/* splitmix64: a fixed sign pattern per element, the same on every run. */
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* The criterion's input perturbation (judge.c): every element moved by
  * +-size x max|x|. Tensors whose values are all integers (labels, ids,
  * binary masks, pixel coordinates) are discrete and stay as recorded. */
@@ -54,8 +45,9 @@ static void perturb(samc_tensor *t, double size)
     if (discrete)
         return;
     const double step = size * mx;
+    uint64_t state = 1; /* a fixed sign pattern, the same on every run */
     for (int64_t i = 0; i < n; i++)
-        t->data[i] += (float)((mix((uint64_t)i) & 1) ? step : -step);
+        t->data[i] += (float)((samc_rng_next(&state) & 1) ? step : -step);
 }
 
 static samc_status io_tensor(void *user, const char *name, const char *pos, samc_tensor *t, samc_error *err)

@@ -157,12 +157,7 @@ static bool alone_get(parity_run *r, alone_runs *a, int rec)
 
 static double max_diff(const samc_tensor *a, const samc_tensor *b)
 {
-    double m = 0;
-    for (int64_t i = 0; i < samc_numel(a); i++) {
-        const double d = fabs((double)a->data[i] - (double)b->data[i]);
-        m = isnan(d) ? INFINITY : d > m ? d : m;
-    }
-    return m;
+    return samc_parity_max_abs(a->data, b->data, samc_numel(a));
 }
 
 /* Rule 2 for one failing chained row. */

@@ -104,6 +104,8 @@ void samc_parity_metrics(const float *out, const float *ref, int64_t n, double *
 /* The same with max|ref| instead of rel (rel = max_abs / max(ref_max, 1e-12)). */
 void samc_parity_metrics_ref(const float *out, const float *ref, int64_t n, double *max_abs, double *ref_max,
                              double *nmse);
+/* max|a - b| (INFINITY when a NaN is involved). */
+double samc_parity_max_abs(const float *a, const float *b, int64_t n);
 
 /* Elements of out that differ from ref by exactly one bfloat16 step (a
  * rounding flip of stored bf16 memory); *first = the first such index,
