@@ -97,6 +97,12 @@ typedef struct samc_model_params {
      * bpe_simple_vocab_16e6.txt.gz. NULL: a SAM 3 parity dump's own
      * /model/bpe_vocab_gz; a SAM 3 checkpoint without one is refused. */
     const char *vocab;
+    /* The family, when the caller has already told it from the file (the
+     * command line checks its options against it before loading):
+     * SAMC_FAMILY_SAM2 or SAMC_FAMILY_SAM3, and the file is not examined for
+     * it again (a file of the other family then fails the strict key walk).
+     * 0 (the default): told from the file. */
+    samc_family family;
 } samc_model_params;
 
 samc_model_params samc_model_default_params(void);

@@ -332,11 +332,13 @@ static void test_postprocess_small_regions(void **state)
 }
 
 /* The amg parity task is not vacuous: a fault planted in the mask decoder
- * (the test-only "fault" implementation) fails it, first at that layer, and
- * the records' rows fail too. */
+ * (the test-only "fault" implementation, here a gross one: 1e-2 of the
+ * output's scale) fails it, first at that layer, and the records' rows fail
+ * too. */
 static void test_parity_catches_fault(void **state)
 {
     (void)state;
+    tu_fault_size = 1e-2;
     assert_int_equal(samc_impl_register(&tu_fault_impl, NULL), SAMC_OK);
     char *path = tu_src_path("fixtures/amg/amg_b_crops.h5");
     const char *ovr[1] = {"sam_mask_decoder.transformer.layers.1=fault"};
@@ -353,6 +355,7 @@ static void test_parity_catches_fault(void **state)
     samc_parity_report_free(&rep);
     free(path);
     samc_impl_unregister(&tu_fault_impl);
+    tu_fault_size = 1e-4;
 }
 
 int main(void)

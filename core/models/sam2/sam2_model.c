@@ -111,8 +111,8 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
     return SAMC_OK;
 }
 
-samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
-                                 samc_sam2_model **out, samc_error *err)
+static samc_status load(const char *checkpoint, const char *config, bool allow_nonfinite, bool check_family,
+                        samc_sam2_model **out, samc_error *err)
 {
     *out = NULL;
     if (!checkpoint)
@@ -128,7 +128,7 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, boo
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
     samc_family fam;
-    if (!st && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
+    if (!st && check_family && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
         samc_weights_free(w);
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: this is a SAM 3 checkpoint (detector.backbone.* keys), not "
                          "SAM 2: load it as a SAM 3 model (samc_model_load detects the family)", checkpoint);
@@ -144,6 +144,18 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, boo
     if (!st)
         st = samc_sam2_model_init(out, w, cfg_src ? &cfg : NULL, err);
     return st;
+}
+
+samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                 samc_sam2_model **out, samc_error *err)
+{
+    return load(checkpoint, config, allow_nonfinite, true, out, err);
+}
+
+samc_status samc_sam2_model_load_known(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                       samc_sam2_model **out, samc_error *err)
+{
+    return load(checkpoint, config, allow_nonfinite, false, out, err);
 }
 
 void samc_sam2_model_free(samc_sam2_model *m)

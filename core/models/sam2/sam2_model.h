@@ -67,6 +67,10 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
  * weights holding NaN/Inf, naming the key. */
 samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
                                  samc_sam2_model **out, samc_error *err);
+/* The same for a file already told to be SAM 2 (samc_model_load): its keys
+ * are not examined for SAM 3's again. */
+samc_status samc_sam2_model_load_known(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                       samc_sam2_model **out, samc_error *err);
 void samc_sam2_model_free(samc_sam2_model *m);
 
 /* A use of the model (default implementation: the registry's default). */
