@@ -14,13 +14,16 @@ from .errors import (SamcArgumentError, SamcError, SamcFormatError, SamcInternal
                      SamcMemoryError, SamcUnsupportedError)
 from .model import Model, build_sam2, build_sam2_video_predictor, build_sam3_image_model, version
 from .image_predictor import SAM2ImagePredictor
+from .video_predictor import SAM2VideoPredictor
+from .amg import SAM2AutomaticMaskGenerator
+from .sam3 import Sam3Processor
 from .arrays import TensorArray
 
 __version__ = version()
 
 __all__ = [
     "Model", "build_sam2", "build_sam2_video_predictor", "build_sam3_image_model", "version",
-    "SAM2ImagePredictor", "TensorArray",
+    "SAM2ImagePredictor", "SAM2VideoPredictor", "SAM2AutomaticMaskGenerator", "Sam3Processor", "TensorArray",
     "SamcError", "SamcIOError", "SamcFormatError", "SamcArgumentError", "SamcMemoryError",
     "SamcUnsupportedError", "SamcInternalError",
 ]

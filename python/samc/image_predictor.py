@@ -184,6 +184,8 @@ class SAM2ImagePredictor:
             if boxes.size == 0 or boxes.shape[-1] != 4:
                 raise _native.arg_error(f"box must be (4,) or (B, 4) x0, y0, x1, y1, got shape {boxes.shape}")
             boxes = np.ascontiguousarray(boxes.reshape(-1, 4))
+        if coords is not None and coords.shape[1] == 0 and (boxes is not None or coords.shape[0] == 1):
+            coords = labels = None  # (1, 0, 2): no points
         B = coords.shape[0] if coords is not None else boxes.shape[0] if boxes is not None else 1
         if coords is not None and boxes is not None and boxes.shape[0] != B:
             raise _native.arg_error(f"{boxes.shape[0]} boxes but {B} point prompts: give one box per prompt "
