@@ -40,15 +40,16 @@ class InferenceState(dict):
 class SAM2VideoPredictor:
     """sam2.sam2_video_predictor.SAM2VideoPredictor on a samc Model.
 
-    Official arguments: fill_hole_area (None: the config's, 8 as the official
-    builder sets it), non_overlap_masks. clear_non_cond_mem_around_input and
+    Official arguments: fill_hole_area and non_overlap_masks (None: the
+    config's, as the official builder passes them: fill_hole_area 8,
+    non_overlap_masks false for the official configs). clear_non_cond_mem_around_input and
     add_all_frames_to_correct_as_cond are the config's (a .json config sets
     them). samc's, by keyword: impl, threads, overrides, progress
     (callable(what, done, total), once per propagated frame, from the thread
     that computes).
     """
 
-    def __init__(self, model, fill_hole_area=None, non_overlap_masks=False, clear_non_cond_mem_around_input=None,
+    def __init__(self, model, fill_hole_area=None, non_overlap_masks=None, clear_non_cond_mem_around_input=None,
                  add_all_frames_to_correct_as_cond=None, *, impl=None, threads=0, overrides=None, progress=None,
                  **kwargs):
         if not isinstance(model, Model):
@@ -61,7 +62,7 @@ class SAM2VideoPredictor:
                                          f"`{name}` in its model section)")
         self.model = model
         self.fill_hole_area = fill_hole_area
-        self.non_overlap_masks = bool(non_overlap_masks)
+        self.non_overlap_masks = non_overlap_masks
         self._impl = impl
         self._threads = _options.check_threads(threads)
         self._overrides = _options.overrides_list(overrides)
@@ -80,7 +81,7 @@ class SAM2VideoPredictor:
         params.impl = impl
         params.n_threads = self._threads
         params.fill_hole_area = -1.0 if self.fill_hole_area is None else float(self.fill_hole_area)
-        params.non_overlap_masks = 1 if self.non_overlap_masks else 0
+        params.non_overlap_masks = -1 if self.non_overlap_masks is None else int(bool(self.non_overlap_masks))
         _options.progress_args(params, self._progress)
         out = ffi.new("samc_tracker **")
         err = _native.new_error()
