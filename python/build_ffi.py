@@ -7,8 +7,8 @@ and enum value against the real headers when the module is compiled. Only the
 callbacks that Python implements are declared here.
 
 Where the library comes from (checked in this order):
-  SAMC_BUILD_DIR  a CMake build directory of samc (libsamc.so; headers from
-                  the source tree above this file)
+  SAMC_BUILD_DIR  a CMake build directory of samc (libsamc.so; the headers
+                  from SAMC_INCLUDE_DIR, else the source tree above this file)
   SAMC_PREFIX     an install prefix (PREFIX/include, PREFIX/lib*/libsamc.so)
   the repository's own build/ (this file is python/build_ffi.py)
   pkg-config samc
@@ -48,7 +48,7 @@ def locate():
         build = os.path.abspath(build)
         if not _find_lib(build):
             raise RuntimeError(f"SAMC_BUILD_DIR={build}: no libsamc.so there (build samc first)")
-        return os.path.join(REPO, "include"), build
+        return os.environ.get("SAMC_INCLUDE_DIR", os.path.join(REPO, "include")), build
     prefix = os.environ.get("SAMC_PREFIX")
     if prefix:
         for lib in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):

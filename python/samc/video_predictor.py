@@ -10,8 +10,6 @@ Each inference state owns one samc_tracker, so several videos can be tracked
 at once with one predictor (one thread per state at a time).
 """
 import os
-import queue
-import threading
 import warnings
 
 import numpy as np
@@ -29,12 +27,6 @@ class InferenceState(dict):
     def __init__(self, tracker, num_frames, height, width):
         super().__init__(num_frames=num_frames, video_height=height, video_width=width, obj_ids=[], device="cpu")
         self._tracker = tracker
-        self._propagating = None  # the propagate_in_video generator running on this state
-
-    def _need_idle(self):
-        if self._propagating is not None:
-            raise RuntimeError("a propagate_in_video generator of this state is still running: exhaust it or "
-                               "close() it before changing the state")
 
 
 class SAM2VideoPredictor:
@@ -45,8 +37,7 @@ class SAM2VideoPredictor:
     non_overlap_masks false for the official configs). clear_non_cond_mem_around_input and
     add_all_frames_to_correct_as_cond are the config's (a .json config sets
     them). samc's, by keyword: impl, threads, overrides, progress
-    (callable(what, done, total), once per propagated frame, from the thread
-    that computes).
+    (callable("propagate", done, total), once per propagated frame).
     """
 
     def __init__(self, model, fill_hole_area=None, non_overlap_masks=None, clear_non_cond_mem_around_input=None,
@@ -112,7 +103,6 @@ class SAM2VideoPredictor:
 
     def reset_state(self, inference_state):
         """Remove every prompt and object (the frames stay)."""
-        inference_state._need_idle()
         err = _native.new_error()
         _native.raise_for(lib.samc_tracker_reset(inference_state._tracker, err), err)
         inference_state["obj_ids"].clear()
@@ -125,7 +115,6 @@ class SAM2VideoPredictor:
         y1) for object obj_id on frame frame_idx: (frame_idx, obj_ids,
         video_res_masks) with the masks of every object on that frame,
         (num_obj, 1, H, W) float32 logits."""
-        inference_state._need_idle()
         if (points is not None) != (labels is not None):
             raise ValueError("points and labels must be provided together")
         if points is None and box is None:
@@ -167,7 +156,6 @@ class SAM2VideoPredictor:
     def add_new_mask(self, inference_state, frame_idx, obj_id, mask):
         """A mask (H, W) for object obj_id on frame frame_idx (nonzero: the
         object; any size, resized as the official code does)."""
-        inference_state._need_idle()
         if hasattr(mask, "numpy") and not isinstance(mask, np.ndarray):
             mask = mask.detach().cpu().numpy()
         m = np.asarray(mask)
@@ -185,7 +173,6 @@ class SAM2VideoPredictor:
     def clear_all_prompts_in_frame(self, inference_state, frame_idx, obj_id, need_output=True):
         """Remove obj_id's prompts on frame_idx. samc returns no updated masks
         (need_output is accepted; the next add or propagate gives them)."""
-        inference_state._need_idle()
         err = _native.new_error()
         st = lib.samc_tracker_clear_frame(inference_state._tracker, int(frame_idx), int(obj_id), err)
         _native.raise_for(st, err)
@@ -194,7 +181,6 @@ class SAM2VideoPredictor:
         """Remove an object: (obj_ids, updated_frames). samc does not recompute
         the other objects' masks on the removed object's prompted frames, so
         updated_frames is empty (docs/python.md)."""
-        inference_state._need_idle()
         if obj_id not in inference_state["obj_ids"]:
             if strict:
                 raise RuntimeError(f"Cannot remove object id {obj_id} as it doesn't exist. All existing object "
@@ -212,62 +198,53 @@ class SAM2VideoPredictor:
     def propagate_in_video(self, inference_state, start_frame_idx=None, max_frame_num_to_track=None,
                            reverse=False):
         """A generator of (frame_idx, obj_ids, video_res_masks) in tracking
-        order, as the official one. The tracker runs in a worker thread (the
-        GIL released) at most one frame ahead of the consumer; leaving the
-        loop, an exception or Ctrl-C stops it at the next frame."""
-        inference_state._need_idle()
+        order, as the official one: each frame is computed (the GIL released)
+        when the loop asks for it, so prompts may be added between frames and
+        leaving the loop or Ctrl-C stops at a frame boundary."""
         start = -1 if start_frame_idx is None else int(start_frame_idx)
         count = -1 if max_frame_num_to_track is None else int(max_frame_num_to_track)
         return self._propagate(inference_state, start, count, bool(reverse))
 
     def propagate_in_video_preflight(self, inference_state):
         """Nothing to do ahead: samc's propagate consolidates the prompts itself."""
-        inference_state._need_idle()
 
     def _propagate(self, state, start, count, reverse):
-        frames = queue.Queue(maxsize=1)
-        call = _native.Call(self._progress)
-
-        def on_frame(m):
-            item = self._frame_result(state, m)
-            while not call.cancelled:
-                try:
-                    frames.put(item, timeout=0.1)
-                    return
-                except queue.Full:
-                    continue
-
-        call.on_frame = on_frame
-        done = {}
-
-        def work():
-            err = _native.new_error()
-            with call:
-                done["st"] = lib.samc_tracker_propagate(state._tracker, start, count, 1 if reverse else 0,
-                                                        lib.samc_py_frame, ffi.NULL, err)
-            done["err"] = err
-
-        worker = threading.Thread(target=work, name="samc-propagate", daemon=True)
-        state._propagating = worker
-        worker.start()
-        try:
-            while True:
-                try:
-                    item = frames.get(timeout=0.05)
-                except queue.Empty:
-                    if worker.is_alive() or not frames.empty():
-                        continue
-                    break
+        """One samc_tracker_propagate per frame (bit-equal to one call over
+        the range: the tests check it). The first call finds the start (the
+        first prompted frame when start < 0); reverse tracking never starts
+        at frame 0, so the last two frames of a reverse run to 0 go together."""
+        T = state["num_frames"]
+        total = None
+        f, step = start, 0
+        while True:
+            pair = reverse and step > 0 and f == 1 and end == 0
+            frames = self._propagate_call(state, f, 1 if pair else 0, reverse)
+            if not frames:
+                return  # reverse from frame 0: nothing to track
+            if total is None:
+                first = frames[0][0]
+                span = T if count < 0 else count
+                end = max(first - span, 0) if reverse else min(first + span, T - 1)
+                total = abs(end - first) + 1
+            for item in frames:
+                step += 1
+                if self._progress is not None:
+                    self._progress("propagate", step, total)
                 yield item
-            call.finish(done["st"], done["err"])
-        finally:
-            call.cancel()
-            while worker.is_alive():  # unblock a frame waiting for room, then wait for the C call to return
-                try:
-                    frames.get_nowait()
-                except queue.Empty:
-                    worker.join(0.05)
-            state._propagating = None
+            f = frames[-1][0]
+            if f == end:
+                return
+            f += -1 if reverse else 1
+
+    def _propagate_call(self, state, start, count, reverse):
+        frames = []
+        call = _native.Call(on_frame=lambda m: frames.append(self._frame_result(state, m)))
+        err = _native.new_error()
+        with call:
+            st = lib.samc_tracker_propagate(state._tracker, start, count, 1 if reverse else 0, lib.samc_py_frame,
+                                            ffi.NULL, err)
+        call.finish(st, err)
+        return frames
 
     # ---- results -----------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ within the harness tolerance of the official one and bit-equal to the C
 tracker's; the generator stops cleanly when left early or interrupted."""
 import os
 import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -90,25 +92,22 @@ def test_generator_left_early_then_state_usable(v1):
     gen = predictor.propagate_in_video(state)
     first = next(gen)
     assert first[0] == 0
-    with pytest.raises(RuntimeError, match="still running"):
-        predictor.add_new_points_or_box(state, 1, 5, points=[[10, 10]], labels=[1])
     gen.close()
-    predictor.add_new_points_or_box(state, 1, 5, points=[[10, 10]], labels=[1])
+    predictor.add_new_points_or_box(state, 0, 1, points=[[60, 45]], labels=[1], clear_old_points=False)
     frames = [t for t, _, _ in predictor.propagate_in_video(state)]
     assert frames == list(range(state["num_frames"]))
 
 
 def test_keyboard_interrupt_stops_propagation(v1):
-    """Ctrl-C while the consumer waits: KeyboardInterrupt in the caller, the
-    worker stopped at the next frame, the state usable afterwards."""
+    """Ctrl-C during tracking: KeyboardInterrupt in the caller at the next
+    frame boundary, the state usable afterwards."""
     path, dump, predictor = v1
-    calls, fired = [], []
+    fired = []
 
-    def interrupt(what, done, total):  # runs in the tracking thread
-        calls.append(done)
-        if done == 2 and not fired:  # once: the last propagation runs to its end
+    def interrupt(what, done, total):  # between frames: SIGINT lands while C computes the next one
+        if done == 2 and not fired:
             fired.append(done)
-            os.kill(os.getpid(), signal.SIGINT)
+            threading.Timer(0.001, os.kill, (os.getpid(), signal.SIGINT)).start()
 
     p = samc.SAM2VideoPredictor(predictor.model, progress=interrupt)
     state = p.init_state(frames_dir(path))
@@ -117,7 +116,8 @@ def test_keyboard_interrupt_stops_propagation(v1):
     with pytest.raises(KeyboardInterrupt):
         for t, _, _ in p.propagate_in_video(state):
             seen.append(t)
-    assert len(seen) < state["num_frames"] and max(calls) < state["num_frames"]
+            time.sleep(0.01)
+    assert 2 <= len(seen) < state["num_frames"]
     assert len(list(p.propagate_in_video(state))) == state["num_frames"]
 
 
