@@ -80,8 +80,8 @@ class SAM2ImagePredictor:
 
     def set_image(self, image):
         """The image embedding of one (H, W, 3) uint8 RGB image (or PIL image)."""
+        img = arrays.image(image)  # checked first: a refused image leaves the predictor as it was
         self.reset_predictor()
-        img = arrays.image(image)
         h, w = img.shape[:2]
         err = _native.new_error()
         with _native.Call(self._progress) as call:
@@ -92,10 +92,10 @@ class SAM2ImagePredictor:
 
     def set_image_batch(self, image_list):
         """The embeddings of several images, for predict_batch."""
-        self.reset_predictor()
         if not isinstance(image_list, (list, tuple)) or not image_list:
             raise _native.arg_error("image_list must be a non-empty list of (H, W, 3) uint8 arrays")
         imgs = [arrays.image(im, f"image_list[{i}]") for i, im in enumerate(image_list)]
+        self.reset_predictor()
         n = len(imgs)
         ptrs = [_native.ptr(im, "uint8_t[]") for im in imgs]
         rgb = ffi.new("uint8_t *[]", ptrs)

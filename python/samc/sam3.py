@@ -24,7 +24,8 @@ class _ImageFeatures:
     """state["backbone_out"]: the C processor holding the image's features
     and the prompt so far (opaque)."""
 
-    def __init__(self, ptr):
+    def __init__(self, model, ptr):
+        self._model = model  # outlives the processor
         self._ptr = ptr
         self.threshold = None
 
@@ -73,7 +74,7 @@ class Sam3Processor:
         _native.raise_for(lib.samc_sam3_processor_new(self.model._ptr, params, out, err), err)
         ptr = ffi.gc(out[0], lib.samc_sam3_processor_free)
         _options.apply_overrides(lib.samc_sam3_processor_override, ptr, self._overrides)
-        feats = _ImageFeatures(ptr)
+        feats = _ImageFeatures(self.model, ptr)
         feats.threshold = self.confidence_threshold
         return feats
 

@@ -24,8 +24,9 @@ class InferenceState(dict):
     ("num_frames", "video_height", "video_width", "obj_ids", "device") over
     the tracker that holds everything else."""
 
-    def __init__(self, tracker, num_frames, height, width):
+    def __init__(self, model, tracker, num_frames, height, width):
         super().__init__(num_frames=num_frames, video_height=height, video_width=width, obj_ids=[], device="cpu")
+        self._model = model  # outlives the tracker
         self._tracker = tracker
 
 
@@ -99,7 +100,7 @@ class SAM2VideoPredictor:
             _native.raise_for(lib.samc_tracker_open_frames_dir(tracker, path.encode("utf-8"), err), err)
             T = lib.samc_tracker_num_frames(tracker)
             H, W = _frame_size(lib.samc_tracker_frame_path(tracker, 0))
-        return InferenceState(tracker, T, H, W)
+        return InferenceState(self.model, tracker, T, H, W)
 
     def reset_state(self, inference_state):
         """Remove every prompt and object (the frames stay)."""

@@ -110,7 +110,7 @@ class Predictor:
         return s
 
 
-def track(model, frames_dir, prompts, start, count, reverse, impl="fast"):
+def track(model, frames_dir, prompts, start, count, reverse, impl="fast"):  # model: kept by the caller
     """samc_tracker_* over a dump's prompts: {frame: (obj_ids, logits)}."""
     err = ffi.new("samc_error *")
     tp = ffi.new("samc_tracker_params *", lib.samc_tracker_default_params())
@@ -153,6 +153,7 @@ class Sam3:
         out = ffi.new("samc_sam3_processor **")
         _ok(lib.samc_sam3_processor_new(model.ptr, pp, out, err), err)
         self.ptr = ffi.gc(out[0], lib.samc_sam3_processor_free)
+        self.model = model  # freed after the processor
 
     def run(self, img, text, boxes, labels):
         err = ffi.new("samc_error *")
