@@ -18,12 +18,13 @@ from .video_predictor import SAM2VideoPredictor
 from .amg import SAM2AutomaticMaskGenerator
 from .sam3 import Sam3Processor
 from .arrays import TensorArray
+from .images import read_image, write_png
 
 __version__ = version()
 
 __all__ = [
     "Model", "build_sam2", "build_sam2_video_predictor", "build_sam3_image_model", "version",
-    "SAM2ImagePredictor", "SAM2VideoPredictor", "SAM2AutomaticMaskGenerator", "Sam3Processor", "TensorArray",
+    "SAM2ImagePredictor", "SAM2VideoPredictor", "SAM2AutomaticMaskGenerator", "Sam3Processor", "TensorArray", "read_image", "write_png",
     "SamcError", "SamcIOError", "SamcFormatError", "SamcArgumentError", "SamcMemoryError",
     "SamcUnsupportedError", "SamcInternalError",
 ]

@@ -107,3 +107,15 @@ def test_bad_sam3_input():
         proc.add_geometric_prompt([10, 10, 5, 5], True, state)
     with pytest.raises(samc.SamcUnsupportedError, match="resolution"):
         samc.Sam3Processor(proc.model, resolution=512)
+
+
+def test_read_and_write_images(tmp_path):
+    img = samc.read_image(FIXTURES / "demo/demo.png")
+    assert img.dtype == np.uint8 and img.shape == (240, 320, 3)
+    samc.write_png(tmp_path / "m.png", img[:, :, 0] > 128)
+    back = samc.read_image(tmp_path / "m.png")
+    np.testing.assert_array_equal(back[:, :, 0], np.where(img[:, :, 0] > 128, 255, 0))
+    with pytest.raises(samc.SamcIOError, match="nope.png"):
+        samc.read_image(tmp_path / "nope.png")
+    with pytest.raises(samc.SamcArgumentError, match="uint8"):
+        samc.write_png(tmp_path / "x.png", np.zeros((4, 4), np.float32))
