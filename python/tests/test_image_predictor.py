@@ -162,3 +162,19 @@ def test_overrides_and_threads(tiny_a):
         samc.SAM2ImagePredictor(model, overrides=["no_such_layer=ref"])
     with pytest.raises(samc.SamcArgumentError):
         samc.SAM2ImagePredictor(model, impl="no_such_impl")
+
+
+def test_transformers_format_checkpoint_is_the_same_model():
+    """The hub's transformers-format safetensors (fixtures/ckpt/tiny_c_bf16_hf.safetensors,
+    written by the converter's own key map) and the official .pt: the same masks, bit for bit."""
+    from conftest import FIXTURES
+
+    cfg = FIXTURES / "ckpt/tiny_c_bf16.config.json"
+    image = samc.read_image(FIXTURES / "demo/demo.png")
+    out = []
+    for ckpt in ("tiny_c_bf16.pt", "tiny_c_bf16_hf.safetensors"):
+        p = samc.SAM2ImagePredictor(samc.build_sam2(cfg, FIXTURES / "ckpt" / ckpt))
+        p.set_image(image)
+        out.append(p.predict([[100, 90]], [1], box=[40, 30, 280, 200], return_logits=True))
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
