@@ -19,12 +19,17 @@ def _i32(a):
 
 
 class Model:
-    def __init__(self, path, vocab=None):
+    def __init__(self, dump):
+        """The model of a dump (conftest.model_files: its weights, config and vocabulary as files)."""
+        from conftest import model_files
+
+        path, config, vocab = model_files(dump)
         err = ffi.new("samc_error *")
         out = ffi.new("samc_model **")
         p = ffi.new("samc_model_params *", lib.samc_model_default_params())
         v = ffi.new("char[]", vocab.encode()) if vocab else ffi.NULL
-        p.vocab = v
+        c = ffi.new("char[]", config.encode())
+        p.vocab, p.config = v, c
         _ok(lib.samc_model_load(str(path).encode(), p, out, err), err)
         self.ptr = ffi.gc(out[0], lib.samc_model_free)
 

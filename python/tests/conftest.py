@@ -3,8 +3,10 @@ read with h5py (every file closed before samc opens it: HDF5 refuses a second
 open of a file with other access settings), and the tolerances of the parity
 harness (core/runtime/impl_table.c: fast 1e-4, ref 1e-5, relative to the
 largest recorded magnitude, as PARITY_DUMP_FORMAT.md's comparison)."""
+import atexit
 import os
 import pathlib
+import shutil
 
 import h5py
 import numpy as np
@@ -70,6 +72,65 @@ def rel(a, ref):
     if ref.size == 0:
         return 0.0
     return float(np.abs(a - ref).max() / max(np.abs(ref).max(), 1e-12))
+
+
+_MODEL_FILES = {}
+
+
+def model_files(dump):
+    """A dump's model as a user has it: its /weights written as a
+    .safetensors, its config as a .json, SAM 3's vocabulary as a .gz (made
+    once per test session). Models are loaded from these, not from the .h5:
+    the dump reader belongs to the parity harness, not to the library the
+    package wraps."""
+    import json
+    import struct
+    import tempfile
+
+    dump = pathlib.Path(dump)
+    if dump in _MODEL_FILES:
+        return _MODEL_FILES[dump]
+    d = pathlib.Path(tempfile.mkdtemp(prefix="samc-py-" + dump.stem + "-"))
+    with h5py.File(dump, "r") as f:
+        header, blobs, off = {}, [], 0
+        for k, ds in f["weights"].items():
+            b = np.ascontiguousarray(ds[()], np.float32).tobytes()
+            header[k] = {"dtype": "F32", "shape": list(ds.shape), "data_offsets": [off, off + len(b)]}
+            blobs.append(b)
+            off += len(b)
+        h = json.dumps(header).encode()
+        h += b" " * (-len(h) % 8)
+        (d / "model.safetensors").write_bytes(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+        cfg = f["model"].attrs["config_json"]
+        (d / "config.json").write_text(cfg.decode() if isinstance(cfg, bytes) else cfg)
+        vocab = None
+        if "bpe_vocab_gz" in f["model"]:
+            vocab = d / "bpe_simple_vocab_16e6.txt.gz"
+            vocab.write_bytes(f["model"]["bpe_vocab_gz"][()].tobytes())
+    _MODEL_FILES[dump] = (str(d / "model.safetensors"), str(d / "config.json"), vocab and str(vocab))
+    return _MODEL_FILES[dump]
+
+
+def load_model(dump):
+    """samc.Model of a dump's model (model_files)."""
+    import samc
+
+    weights, config, vocab = model_files(dump)
+    return samc.Model(weights, config=config, vocab=vocab)
+
+
+def build_sam2(dump):
+    """samc.build_sam2 on a dump's model, as a user builds one from a checkpoint and its config."""
+    import samc
+
+    weights, config, _ = model_files(dump)
+    return samc.build_sam2(config, weights)
+
+
+@atexit.register
+def _remove_model_files():
+    for weights, _, _ in _MODEL_FILES.values():
+        shutil.rmtree(os.path.dirname(weights), ignore_errors=True)
 
 
 @pytest.fixture(params=sorted(TOL))

@@ -8,7 +8,7 @@ import pytest
 
 import samc
 import capi
-from conftest import AMG_DUMPS, TOL, ids, read_dump, rel
+from conftest import AMG_DUMPS, TOL, build_sam2, ids, read_dump, rel
 
 PARAMS = ("points_per_side", "points_per_batch", "pred_iou_thresh", "stability_score_thresh",
           "stability_score_offset", "mask_threshold", "box_nms_thresh", "crop_n_layers", "crop_nms_thresh",
@@ -40,7 +40,7 @@ def test_generate_matches_official_and_c(path):
     kw = generator_args(dump)
     img = dump["arrays"]["image_u8"]
     H, W = img.shape[:2]
-    gen = samc.SAM2AutomaticMaskGenerator(samc.build_sam2(None, path), **kw)
+    gen = samc.SAM2AutomaticMaskGenerator(build_sam2(path), **kw)
     records = gen.generate(img)
     out = dump["outputs"]
     assert len(records) == out["num_masks"]
@@ -79,7 +79,7 @@ def test_generate_matches_official_and_c(path):
 
 def test_defaults_and_bad_parameters():
     path = AMG_DUMPS[0]
-    model = samc.build_sam2(None, path)
+    model = build_sam2(path)
     gen = samc.SAM2AutomaticMaskGenerator(model)
     assert (gen.points_per_side, gen.points_per_batch, gen.pred_iou_thresh, gen.output_mode) == (32, 64, 0.8,
                                                                                              "binary_mask")

@@ -15,10 +15,10 @@ import pytest
 
 import samc
 from samc import batch
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, model_files
 
-AMG_MODEL = str(FIXTURES / "amg/amg_a_nocrop.h5")
-SPEC = {"task": "amg", "model": AMG_MODEL, "config": None, "vocab": None, "impl": "fast", "threads": 1,
+AMG_MODEL, AMG_CONFIG, _ = model_files(FIXTURES / "amg/amg_a_nocrop.h5")
+SPEC = {"task": "amg", "model": AMG_MODEL, "config": AMG_CONFIG, "vocab": None, "impl": "fast", "threads": 1,
         "texts": [], "threshold": 0.5,
         "params": {"points_per_side": 8, "pred_iou_thresh": 0.0, "stability_score_thresh": 0.0}}
 

@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 import samc
-from conftest import FIXTURES, IMAGE_DUMPS, SAM3_DUMPS, read_dump
+from conftest import FIXTURES, IMAGE_DUMPS, SAM3_DUMPS, build_sam2, load_model, read_dump
 
 IMG = np.zeros((40, 60, 3), np.uint8)
 
 
 @pytest.fixture(scope="module")
 def predictor():
-    p = samc.SAM2ImagePredictor(samc.build_sam2(None, IMAGE_DUMPS[0]))
+    p = samc.SAM2ImagePredictor(build_sam2(IMAGE_DUMPS[0]))
     p.set_image(IMG)
     return p
 
@@ -29,7 +29,8 @@ def test_missing_and_bad_files(tmp_path):
     with pytest.raises(samc.SamcArgumentError, match="ckpt_path is required"):
         samc.build_sam2("sam2.1_hiera_t")
     with pytest.raises(samc.SamcArgumentError, match="build_sam2 needs a SAM 2 model"):
-        samc.build_sam2(None, SAM3_DUMPS[0])
+        samc.build_sam2(FIXTURES / "sam3/tiny_s2_sam3.config.json", FIXTURES / "sam3/tiny_s2_sam3.pt",
+                        vocab=FIXTURES.parent / "tests/data/tokenizer/bpe_simple_vocab_16e6.txt.gz")
 
 
 @pytest.mark.parametrize("image, message", [
@@ -72,7 +73,7 @@ def test_unsupported_options_are_refused(predictor):
     with pytest.raises(samc.SamcUnsupportedError, match="normalize_coords"):
         predictor.predict([[0.5, 0.5]], [1], normalize_coords=False)
     with pytest.raises(NotImplementedError):
-        samc.build_sam2(None, IMAGE_DUMPS[0], apply_postprocessing=False)
+        samc.build_sam2(None, FIXTURES / "ckpt/tiny_c_f32.pt", apply_postprocessing=False)
     with pytest.raises(samc.SamcArgumentError, match="threads"):
         samc.SAM2ImagePredictor(predictor.model, threads=-2)
     with pytest.raises(samc.SamcArgumentError, match="samc.Model"):
@@ -81,7 +82,7 @@ def test_unsupported_options_are_refused(predictor):
 
 def test_bad_video_input(tmp_path):
     path = FIXTURES / "video/tiny_v1_sam21_s128.h5"
-    vp = samc.SAM2VideoPredictor(samc.build_sam2(None, path))
+    vp = samc.SAM2VideoPredictor(build_sam2(path))
     with pytest.raises(samc.SamcIOError, match="no_frames_here"):
         vp.init_state(tmp_path / "no_frames_here")
     with pytest.raises(samc.SamcArgumentError, match="uint8 of shape"):
@@ -99,7 +100,7 @@ def test_bad_video_input(tmp_path):
 
 def test_bad_sam3_input():
     dump = read_dump(SAM3_DUMPS[0])
-    proc = samc.Sam3Processor(samc.Model(SAM3_DUMPS[0]))
+    proc = samc.Sam3Processor(load_model(SAM3_DUMPS[0]))
     state = proc.set_image(dump["arrays"]["image_u8"])
     with pytest.raises(samc.SamcArgumentError, match="non-empty string"):
         proc.set_text_prompt("", state)

@@ -6,7 +6,7 @@ import pytest
 
 import samc
 import capi
-from conftest import IMAGE_DUMPS, TOL, ids, read_dump, rel
+from conftest import IMAGE_DUMPS, TOL, build_sam2, ids, read_dump, rel
 
 
 def prompt_args(d, a):
@@ -19,7 +19,7 @@ def prompt_args(d, a):
 @pytest.mark.parametrize("path", IMAGE_DUMPS, ids=ids(IMAGE_DUMPS))
 def test_predict_matches_official_and_c(path, impl):
     dump = read_dump(path)
-    model = samc.build_sam2(None, path)
+    model = build_sam2(path)
     predictor = samc.SAM2ImagePredictor(model, impl=impl)
     assert predictor.impl == impl
     predictor.set_image(dump["arrays"]["image_u8"])
@@ -46,7 +46,7 @@ def test_predict_matches_official_and_c(path, impl):
 def tiny_a():
     path = IMAGE_DUMPS[0]
     dump = read_dump(path)
-    predictor = samc.SAM2ImagePredictor(samc.build_sam2(None, path))
+    predictor = samc.SAM2ImagePredictor(build_sam2(path))
     predictor.set_image(dump["arrays"]["image_u8"])
     return path, dump, predictor
 
@@ -149,7 +149,7 @@ def test_overrides_and_threads(tiny_a):
     """One layer on ref inside a fast predictor, on one thread: the same
     masks within the fast tolerance, computed by another body."""
     path, dump, predictor = tiny_a
-    model = samc.build_sam2(None, path)
+    model = build_sam2(path)
     p = samc.SAM2ImagePredictor(model, threads=1, overrides={"image_encoder.trunk.blocks.0": "ref"})
     assert p.threads == 1 and p.impl == "fast"
     p.set_image(dump["arrays"]["image_u8"])

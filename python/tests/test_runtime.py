@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import samc
-from conftest import AMG_DUMPS, IMAGE_DUMPS, read_dump
+from conftest import AMG_DUMPS, IMAGE_DUMPS, build_sam2, read_dump
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def dump_a():
 
 def test_gil_released_during_compute(dump_a):
     """Python code runs in another thread while set_image computes."""
-    p = samc.SAM2ImagePredictor(samc.build_sam2(None, IMAGE_DUMPS[0]), impl="ref", threads=1)
+    p = samc.SAM2ImagePredictor(build_sam2(IMAGE_DUMPS[0]), impl="ref", threads=1)
     img = dump_a["arrays"]["image_u8"]
     in_c = threading.Event()
 
@@ -48,7 +48,7 @@ def test_keyboard_interrupt_in_set_image(dump_a):
             sent.append(done)
             os.kill(os.getpid(), signal.SIGINT)
 
-    p = samc.SAM2ImagePredictor(samc.build_sam2(None, IMAGE_DUMPS[0]), progress=progress)
+    p = samc.SAM2ImagePredictor(build_sam2(IMAGE_DUMPS[0]), progress=progress)
     with pytest.raises(KeyboardInterrupt):
         p.set_image(dump_a["arrays"]["image_u8"])
     with pytest.raises(RuntimeError, match="An image must be set"):
@@ -61,7 +61,7 @@ def test_callback_exception_propagates(dump_a):
     def progress(what, done, total):
         raise ValueError(f"stop at {what} {done}/{total}")
 
-    p = samc.SAM2ImagePredictor(samc.build_sam2(None, IMAGE_DUMPS[0]), progress=progress)
+    p = samc.SAM2ImagePredictor(build_sam2(IMAGE_DUMPS[0]), progress=progress)
     with pytest.raises(ValueError, match="stop at encode 1/"):
         p.set_image(dump_a["arrays"]["image_u8"])
 
@@ -75,7 +75,7 @@ def test_amg_progress_and_interrupt():
         if len(seen) == 1:
             os.kill(os.getpid(), signal.SIGINT)
 
-    gen = samc.SAM2AutomaticMaskGenerator(samc.build_sam2(None, AMG_DUMPS[0]), points_per_side=4,
+    gen = samc.SAM2AutomaticMaskGenerator(build_sam2(AMG_DUMPS[0]), points_per_side=4,
                                           points_per_batch=4, progress=progress)
     with pytest.raises(KeyboardInterrupt):
         gen.generate(dump["arrays"]["image_u8"])
@@ -85,14 +85,14 @@ def test_amg_progress_and_interrupt():
 
 def test_log_goes_to_logging(caplog):
     with caplog.at_level(logging.INFO, logger="samc"):
-        samc.SAM2ImagePredictor(samc.build_sam2(None, IMAGE_DUMPS[0]), impl="ref")
+        samc.SAM2ImagePredictor(build_sam2(IMAGE_DUMPS[0]), impl="ref")
     assert any("impl ref" in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
 
 
 def test_many_predictors_on_threads(dump_a):
     """One model, four predictors on four threads: the masks of one predictor
     run alone, bit for bit (docs/api.md's thread model through Python)."""
-    model = samc.build_sam2(None, IMAGE_DUMPS[0])
+    model = build_sam2(IMAGE_DUMPS[0])
     img = dump_a["arrays"]["image_u8"]
     alone = samc.SAM2ImagePredictor(model, threads=1)
     alone.set_image(img)

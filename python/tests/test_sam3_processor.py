@@ -6,7 +6,7 @@ import pytest
 
 import samc
 import capi
-from conftest import FIXTURES, SAM3_DUMPS, TOL, ids, read_dump, rel
+from conftest import FIXTURES, SAM3_DUMPS, TOL, ids, load_model, read_dump, rel
 
 
 def run_session(processor, state, d, a):
@@ -22,7 +22,7 @@ def run_session(processor, state, d, a):
 def test_sessions_match_official_and_c(path, impl):
     dump = read_dump(path)
     thr = dump["inputs"]["confidence_threshold"]
-    model = samc.Model(path)
+    model = load_model(path)
     processor = samc.Sam3Processor(model, confidence_threshold=thr, impl=impl)
     img = dump["arrays"]["image_u8"]
     state = processor.set_image(img)
@@ -64,4 +64,4 @@ def test_checkpoint_and_threshold():
     with pytest.raises(ValueError, match="set_image"):
         processor.set_text_prompt("a cat", {})
     with pytest.raises(samc.SamcArgumentError, match="Sam3Processor needs a SAM 3 model"):
-        samc.Sam3Processor(samc.Model(FIXTURES / "tiny_a_sam21_s128.h5"))
+        samc.Sam3Processor(load_model(FIXTURES / "tiny_a_sam21_s128.h5"))

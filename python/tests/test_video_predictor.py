@@ -11,7 +11,7 @@ import pytest
 
 import samc
 import capi
-from conftest import TOL, VIDEO_DUMPS, ids, read_dump, rel
+from conftest import TOL, VIDEO_DUMPS, build_sam2, ids, read_dump, rel
 
 
 def frames_dir(path):
@@ -41,7 +41,7 @@ def propagate_args(inputs):
 @pytest.mark.parametrize("path", VIDEO_DUMPS, ids=ids(VIDEO_DUMPS))
 def test_propagate_matches_official_and_c(path, impl):
     dump = read_dump(path)
-    predictor = samc.SAM2VideoPredictor(samc.build_sam2(None, path), impl=impl)
+    predictor = samc.SAM2VideoPredictor(build_sam2(path), impl=impl)
     state = predictor.init_state(frames_dir(path))
     T, H, W = dump["arrays"]["frames_u8"].shape[:3]
     assert (state["num_frames"], state["video_height"], state["video_width"]) == (T, H, W)
@@ -66,7 +66,7 @@ def test_propagate_matches_official_and_c(path, impl):
 def v1():
     path = VIDEO_DUMPS[0]
     dump = read_dump(path)
-    predictor = samc.SAM2VideoPredictor(samc.build_sam2(None, path))
+    predictor = samc.SAM2VideoPredictor(build_sam2(path))
     return path, dump, predictor
 
 
