@@ -74,8 +74,9 @@ def locate():
 
 def declarations(include_dir):
     """The public headers as cffi declarations: comments stay (cffi drops
-    them), preprocessor lines go except integer #defines, and the
-    `extern "C"` guards of C++ go with their #ifdef block."""
+    them), preprocessor lines go except integer #defines, the
+    `extern "C"` guards of C++ go with their #ifdef block, and the SAMC_API
+    export macro goes from the function declarations."""
     out = []
     for name in HEADERS:
         with open(os.path.join(include_dir, name), encoding="utf-8") as f:
@@ -93,17 +94,56 @@ def declarations(include_dir):
                     if re.match(r"#define\s+\w+\s+-?\d+\s*$", s):
                         out.append(s)
                     continue
-                out.append(line.rstrip("\n"))
+                out.append(re.sub(r"\bSAMC_API\b\s*", "", line.rstrip("\n")))  # the export macro
     return "\n".join(out) + "\n"
+
+
+# The abort callback of the long calls (samc_abort_fn, when the headers have
+# it), written in C so that it costs nothing between checks: it reads the
+# call's stop flag (set by Call.cancel() from any thread) and, at most every
+# 50 ms, takes the GIL to run Python's pending signal handlers
+# (PyErr_CheckSignals): a Ctrl-C then stops the call at the next layer or
+# frame boundary instead of when it returns. samc/_native.py's Call resets
+# the state before each call and turns `interrupted` into KeyboardInterrupt.
+ABORT_CDEF = """
+typedef struct samc_py_abort { int stop; int interrupted; double next_check; } samc_py_abort;
+bool samc_py_abort_check(void *user);
+"""
+ABORT_SOURCE = r"""
+#include <time.h>
+typedef struct samc_py_abort { int stop; int interrupted; double next_check; } samc_py_abort;
+static bool samc_py_abort_check(void *user)
+{
+    samc_py_abort *s = user;
+    if (*(volatile int *)&s->stop)
+        return true;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (now < s->next_check)
+        return false;
+    s->next_check = now + 0.05;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0) { /* a handler raised (KeyboardInterrupt): re-raised after the call */
+        PyErr_Clear();
+        s->interrupted = 1;
+        s->stop = 1;
+    }
+    PyGILState_Release(g);
+    return s->stop != 0;
+}
+"""
 
 
 def make_ffibuilder():
     include_dir, lib_dir = locate()
+    decls = declarations(include_dir)
+    has_abort = "samc_abort_fn" in decls
     ffi = FFI()
-    ffi.cdef(declarations(include_dir) + CALLBACKS)
+    ffi.cdef(decls + CALLBACKS + (ABORT_CDEF if has_abort else ""))
     ffi.set_source(
         "samc._samc_cffi",
-        "#include <samc.h>\n#include <samc_amg.h>\n#include <samc_sam3.h>\n",
+        "#include <samc.h>\n#include <samc_amg.h>\n#include <samc_sam3.h>\n" + (ABORT_SOURCE if has_abort else ""),
         include_dirs=[include_dir],
         library_dirs=[lib_dir],
         libraries=["samc"],

@@ -66,6 +66,27 @@ _install_log()
 _tls = threading.local()
 
 
+# The library's abort callback (samc_abort_fn), when the library has one:
+# see python/build_ffi.py. Each predictor, tracker and SAM 3 processor gets
+# its own state (its params' abort_user); Call resets it around every call.
+HAS_ABORT = hasattr(lib, "samc_py_abort_check")
+
+
+def new_abort_state():
+    return ffi.new("samc_py_abort *") if HAS_ABORT else None
+
+
+def abort_args(params):
+    """Route params.abort_callback to the binding's check (samc_py_abort_check)
+    with a state of its own; returns the state (None without the API)."""
+    if not HAS_ABORT:
+        return None
+    state = new_abort_state()
+    params.abort_callback = ffi.addressof(lib, "samc_py_abort_check")
+    params.abort_user = state
+    return state
+
+
 class Call:
     """The Python side of one C call that runs callbacks (progress, frames).
 
@@ -83,9 +104,10 @@ class Call:
     (from any thread) asks a call to stop at its next frame.
     """
 
-    def __init__(self, progress=None, on_frame=None):
+    def __init__(self, progress=None, on_frame=None, abort=None):
         self.progress = progress
         self.on_frame = on_frame
+        self.abort = abort  # the object's samc_py_abort state, or None
         self.interrupted = False
         self.cancelled = False
         self.error = None
@@ -93,14 +115,21 @@ class Call:
     def __enter__(self):
         self._prev = getattr(_tls, "call", None)
         _tls.call = self
+        if self.abort is not None:
+            self.abort.stop = self.abort.interrupted = 0
+            self.abort.next_check = 0.0
         return self
 
     def __exit__(self, *exc):
         _tls.call = self._prev
+        if self.abort is not None and self.abort.interrupted:
+            self.interrupted = True  # Ctrl-C seen by the abort check
         return False
 
     def cancel(self):
         self.cancelled = True
+        if self.abort is not None:
+            self.abort.stop = 1  # read by the C check without the GIL
 
     @property
     def stopping(self):
@@ -111,14 +140,28 @@ class Call:
             self.interrupted = True
         elif self.error is None:
             self.error = exc
+        if self.abort is not None:
+            self.abort.stop = 1  # the library stops at its next check
 
     def finish(self, st, err):
+        """Raise what stopped the call: Ctrl-C, an exception of a callback, or
+        the library's error; a call stopped by cancel() raises nothing."""
         if self.interrupted:
             raise KeyboardInterrupt
         if self.error is not None:
             raise self.error
         if not self.cancelled:
             raise_for(st, err)
+
+
+def call(fn, *args, abort=None, progress=None, on_frame=None):
+    """fn(*args, err) as a Call: every C call that computes goes through here
+    with its object's abort state, so Ctrl-C and callback errors surface as
+    Python exceptions once it returns."""
+    err = new_error()
+    with Call(progress, on_frame, abort) as c:
+        st = fn(*args, err)
+    c.finish(st, err)
 
 
 def current_call():

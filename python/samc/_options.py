@@ -31,7 +31,9 @@ def apply_overrides(fn, handle, overrides):
 
 
 def progress_args(params, progress):
-    """Route params.progress to the Python side (samc._native)."""
-    params.progress = lib.samc_py_progress
-    params.progress_user = _native.ffi.NULL
+    """Route params.progress to the Python side (samc._native) when there is
+    a progress callable (else none: no GIL taken per layer)."""
+    if progress is not None:
+        params.progress = lib.samc_py_progress
+        params.progress_user = _native.ffi.NULL
     return progress

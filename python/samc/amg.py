@@ -98,11 +98,10 @@ class SAM2AutomaticMaskGenerator:
         img = arrays.image(image)
         params, keep = self._params()
         result = ffi.gc(ffi.new("samc_amg_result *"), lib.samc_amg_result_free)
-        err = _native.new_error()
-        with _native.Call(self._progress) as call:
-            st = lib.samc_amg_generate_masks(self.predictor._ptr, _native.ptr(img, "uint8_t[]"), img.shape[0],
-                                             img.shape[1], params, lib.samc_py_amg_progress, ffi.NULL, result, err)
-        call.finish(st, err)
+        progress = lib.samc_py_amg_progress if self._progress is not None else ffi.NULL
+        _native.call(lib.samc_amg_generate_masks, self.predictor._ptr, _native.ptr(img, "uint8_t[]"), img.shape[0],
+                     img.shape[1], params, progress, ffi.NULL, result, abort=self.predictor._abort,
+                     progress=self._progress)
         del keep
         return [self._record(result, result.masks[i]) for i in range(result.n)]
 

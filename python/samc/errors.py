@@ -43,6 +43,11 @@ class SamcUnsupportedError(SamcError, NotImplementedError):
     """Valid input that samc does not handle (SAMC_ERR_UNSUPPORTED)."""
 
 
+class SamcAbortedError(SamcError):
+    """A call stopped by an abort callback that is not the package's own
+    (SAMC_ERR_ABORTED; Ctrl-C raises KeyboardInterrupt)."""
+
+
 class SamcInternalError(SamcError, RuntimeError):
     """A broken invariant inside samc, or a parity failure (SAMC_ERR_INTERNAL,
     SAMC_ERR_PARITY)."""
@@ -58,6 +63,7 @@ _BY_STATUS = {
     "argument": SamcArgumentError,
     "memory": SamcMemoryError,
     "unsupported": SamcUnsupportedError,
+    "aborted": SamcAbortedError,
 }
 
 

@@ -43,6 +43,7 @@ class SAM2ImagePredictor:
         params.n_threads = _options.check_threads(threads)
         params.max_hole_area, params.max_sprinkle_area = float(max_hole_area), float(max_sprinkle_area)
         self._progress = _options.progress_args(params, progress)
+        self._abort = _native.abort_args(params)
         out = ffi.new("samc_predictor **")
         err = _native.new_error()
         _native.raise_for(lib.samc_predictor_new(sam_model._ptr, params, out, err), err)
@@ -83,10 +84,8 @@ class SAM2ImagePredictor:
         img = arrays.image(image)  # checked first: a refused image leaves the predictor as it was
         self.reset_predictor()
         h, w = img.shape[:2]
-        err = _native.new_error()
-        with _native.Call(self._progress) as call:
-            st = lib.samc_predictor_set_image(self._ptr, _native.ptr(img, "uint8_t[]"), h, w, err)
-        call.finish(st, err)
+        _native.call(lib.samc_predictor_set_image, self._ptr, _native.ptr(img, "uint8_t[]"), h, w,
+                     abort=self._abort, progress=self._progress)
         self._orig_hw = [(h, w)]
         self._is_image_set = True
 
@@ -102,10 +101,8 @@ class SAM2ImagePredictor:
         hs = ffi.new("int[]", [im.shape[0] for im in imgs])
         ws = ffi.new("int[]", [im.shape[1] for im in imgs])
         out = ffi.new("samc_image_batch **")
-        err = _native.new_error()
-        with _native.Call(self._progress) as call:
-            st = lib.samc_image_batch_set(self._ptr, n, rgb, hs, ws, out, err)
-        call.finish(st, err)
+        _native.call(lib.samc_image_batch_set, self._ptr, n, rgb, hs, ws, out, abort=self._abort,
+                     progress=self._progress)
         self._batch = ffi.gc(out[0], lib.samc_image_batch_free)
         self._orig_hw = [im.shape[:2] for im in imgs]
         self._is_image_set = True
@@ -227,8 +224,7 @@ class SAM2ImagePredictor:
         rq.multimask_output = 1 if multimask_output else 0
         rq.return_logits = 1 if logits else 0
         m = ffi.gc(ffi.new("samc_masks *"), lib.samc_masks_free)
-        err = _native.new_error()
-        _native.raise_for(lib.samc_predictor_predict(self._ptr, rq, m, err), err)
+        _native.call(lib.samc_predictor_predict, self._ptr, rq, m, abort=self._abort)
         C, H, W, S = m.num_masks, m.height, m.width, m.low_res_size
         return (_native.view(m, m.masks, (C, H, W)), _native.view(m, m.iou, (C,)),
                 _native.view(m, m.low_res, (C, S, S)))
@@ -243,12 +239,10 @@ class SAM2ImagePredictor:
         rq.multimask_output = 1 if multimask_output else 0
         rq.return_logits = 1 if logits else 0
         m = ffi.gc(ffi.new("samc_batch_masks *"), lib.samc_batch_masks_free)
-        err = _native.new_error()
         if image_index is None:
-            st = lib.samc_predictor_predict_batch(self._ptr, rq, m, err)
+            _native.call(lib.samc_predictor_predict_batch, self._ptr, rq, m, abort=self._abort)
         else:
-            st = lib.samc_image_batch_predict(self._ptr, self._batch, image_index, rq, m, err)
-        _native.raise_for(st, err)
+            _native.call(lib.samc_image_batch_predict, self._ptr, self._batch, image_index, rq, m, abort=self._abort)
         C, H, W, S = m.num_masks, m.height, m.width, m.low_res_size
         return (_native.view(m, m.masks, (B, C, H, W)), _native.view(m, m.iou, (B, C)),
                 _native.view(m, m.low_res, (B, C, S, S)))

@@ -24,9 +24,10 @@ class _ImageFeatures:
     """state["backbone_out"]: the C processor holding the image's features
     and the prompt so far (opaque)."""
 
-    def __init__(self, model, ptr):
+    def __init__(self, model, ptr, abort):
         self._model = model  # outlives the processor
         self._ptr = ptr
+        self._abort = abort  # the processor's abort state (samc._native)
         self.threshold = None
 
     def __repr__(self):
@@ -69,12 +70,13 @@ class Sam3Processor:
         params.n_threads = self._threads
         params.threshold = self.confidence_threshold
         _options.progress_args(params, self._progress)
+        abort = _native.abort_args(params)
         out = ffi.new("samc_sam3_processor **")
         err = _native.new_error()
         _native.raise_for(lib.samc_sam3_processor_new(self.model._ptr, params, out, err), err)
         ptr = ffi.gc(out[0], lib.samc_sam3_processor_free)
         _options.apply_overrides(lib.samc_sam3_processor_override, ptr, self._overrides)
-        feats = _ImageFeatures(self.model, ptr)
+        feats = _ImageFeatures(self.model, ptr, abort)
         feats.threshold = self.confidence_threshold
         return feats
 
@@ -90,12 +92,9 @@ class Sam3Processor:
         if not isinstance(feats, _ImageFeatures):
             feats = self._new_processor()
         self.reset_all_prompts(state)
-        err = _native.new_error()
-        with _native.Call(self._progress) as call:
-            st = lib.samc_sam3_processor_set_image(feats._ptr, _native.ptr(img, "uint8_t[]"), img.shape[0],
-                                                   img.shape[1], err)
-        state.pop("backbone_out", None)
-        call.finish(st, err)
+        state.pop("backbone_out", None)  # until the new image is set
+        _native.call(lib.samc_sam3_processor_set_image, feats._ptr, _native.ptr(img, "uint8_t[]"), img.shape[0],
+                     img.shape[1], abort=feats._abort, progress=self._progress)
         state["original_height"], state["original_width"] = img.shape[0], img.shape[1]
         state["backbone_out"] = feats
         return state
@@ -109,8 +108,7 @@ class Sam3Processor:
         if not isinstance(prompt, str) or not prompt:
             raise _native.arg_error(f"the text prompt must be a non-empty string, got {prompt!r}")
         self._sync_threshold(feats)
-        err = _native.new_error()
-        _native.raise_for(lib.samc_sam3_processor_set_text(feats._ptr, prompt.encode("utf-8"), err), err)
+        _native.call(lib.samc_sam3_processor_set_text, feats._ptr, prompt.encode("utf-8"), abort=feats._abort)
         return self._results(state, feats)
 
     def add_geometric_prompt(self, box, label, state):
@@ -121,9 +119,8 @@ class Sam3Processor:
         if b.shape != (4,):
             raise _native.arg_error(f"box must be 4 values (cx, cy, w, h normalised), got {b.size}")
         self._sync_threshold(feats)
-        err = _native.new_error()
-        _native.raise_for(lib.samc_sam3_processor_add_box(feats._ptr, ffi.from_buffer("float[]", b), bool(label),
-                                                          err), err)
+        _native.call(lib.samc_sam3_processor_add_box, feats._ptr, ffi.from_buffer("float[]", b), bool(label),
+                     abort=feats._abort)
         state["geometric_prompt"] = True
         return self._results(state, feats)
 
@@ -154,9 +151,8 @@ class Sam3Processor:
 
     def _sync_threshold(self, feats):
         if feats.threshold != self.confidence_threshold:
-            err = _native.new_error()
-            _native.raise_for(lib.samc_sam3_processor_set_threshold(feats._ptr, self.confidence_threshold, err),
-                              err)
+            _native.call(lib.samc_sam3_processor_set_threshold, feats._ptr, self.confidence_threshold,
+                         abort=feats._abort)
             feats.threshold = self.confidence_threshold
 
     @staticmethod

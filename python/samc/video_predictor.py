@@ -24,10 +24,11 @@ class InferenceState(dict):
     ("num_frames", "video_height", "video_width", "obj_ids", "device") over
     the tracker that holds everything else."""
 
-    def __init__(self, model, tracker, num_frames, height, width):
+    def __init__(self, model, tracker, abort, num_frames, height, width):
         super().__init__(num_frames=num_frames, video_height=height, video_width=width, obj_ids=[], device="cpu")
         self._model = model  # outlives the tracker
         self._tracker = tracker
+        self._abort = abort  # the tracker's abort state (samc._native)
 
 
 class SAM2VideoPredictor:
@@ -74,13 +75,13 @@ class SAM2VideoPredictor:
         params.n_threads = self._threads
         params.fill_hole_area = -1.0 if self.fill_hole_area is None else float(self.fill_hole_area)
         params.non_overlap_masks = -1 if self.non_overlap_masks is None else int(bool(self.non_overlap_masks))
-        _options.progress_args(params, self._progress)
+        abort = _native.abort_args(params)  # progress: the generator reports it, per frame
         out = ffi.new("samc_tracker **")
         err = _native.new_error()
         _native.raise_for(lib.samc_tracker_new(self.model._ptr, params, out, err), err)
         tracker = ffi.gc(out[0], lib.samc_tracker_free)
         _options.apply_overrides(lib.samc_tracker_override, tracker, self._overrides)
-        return tracker
+        return tracker, abort
 
     def init_state(self, video_path, offload_video_to_cpu=False, offload_state_to_cpu=False,
                    async_loading_frames=False):
@@ -88,7 +89,7 @@ class SAM2VideoPredictor:
         (00000.jpg, ...), as the official loader reads, or (samc) a
         (T, H, W, 3) uint8 array of frames. The offload and async options only
         place memory in the official code and are accepted as no-ops."""
-        tracker = self._new_tracker()
+        tracker, abort = self._new_tracker()
         err = _native.new_error()
         if isinstance(video_path, np.ndarray):
             video = arrays.frames(video_path)
@@ -100,7 +101,7 @@ class SAM2VideoPredictor:
             _native.raise_for(lib.samc_tracker_open_frames_dir(tracker, path.encode("utf-8"), err), err)
             T = lib.samc_tracker_num_frames(tracker)
             H, W = _frame_size(lib.samc_tracker_frame_path(tracker, 0))
-        return InferenceState(self.model, tracker, T, H, W)
+        return InferenceState(self.model, tracker, abort, T, H, W)
 
     def reset_state(self, inference_state):
         """Remove every prompt and object (the frames stay)."""
@@ -145,11 +146,9 @@ class SAM2VideoPredictor:
                 raise ValueError("cannot add box without clearing old points, since box prompt must be provided "
                                  "before any point prompt (please use clear_old_points=True instead)")
         out = ffi.new("samc_frame_masks *")
-        err = _native.new_error()
-        st = lib.samc_tracker_add_points(inference_state._tracker, int(frame_idx), int(obj_id),
-                                         _native.ptr(pts, "float[]"), _native.ptr(lab, "int32_t[]"), n,
-                                         _native.ptr(bx, "float[]"), 1 if clear_old_points else 0, out, err)
-        _native.raise_for(st, err)
+        _native.call(lib.samc_tracker_add_points, inference_state._tracker, int(frame_idx), int(obj_id),
+                     _native.ptr(pts, "float[]"), _native.ptr(lab, "int32_t[]"), n, _native.ptr(bx, "float[]"),
+                     1 if clear_old_points else 0, out, abort=inference_state._abort)
         return self._frame_result(inference_state, out)
 
     add_new_points = add_new_points_or_box  # the official deprecated alias
@@ -165,10 +164,8 @@ class SAM2VideoPredictor:
         if m.dtype != np.float32 or not m.flags.c_contiguous:  # bool/uint8 -> 0/1, as mask.float()
             m = np.ascontiguousarray(m, dtype=np.float32)
         out = ffi.new("samc_frame_masks *")
-        err = _native.new_error()
-        st = lib.samc_tracker_add_mask(inference_state._tracker, int(frame_idx), int(obj_id),
-                                       _native.ptr(m, "float[]"), m.shape[0], m.shape[1], out, err)
-        _native.raise_for(st, err)
+        _native.call(lib.samc_tracker_add_mask, inference_state._tracker, int(frame_idx), int(obj_id),
+                     _native.ptr(m, "float[]"), m.shape[0], m.shape[1], out, abort=inference_state._abort)
         return self._frame_result(inference_state, out)
 
     def clear_all_prompts_in_frame(self, inference_state, frame_idx, obj_id, need_output=True):
@@ -239,12 +236,9 @@ class SAM2VideoPredictor:
 
     def _propagate_call(self, state, start, count, reverse):
         frames = []
-        call = _native.Call(on_frame=lambda m: frames.append(self._frame_result(state, m)))
-        err = _native.new_error()
-        with call:
-            st = lib.samc_tracker_propagate(state._tracker, start, count, 1 if reverse else 0, lib.samc_py_frame,
-                                            ffi.NULL, err)
-        call.finish(st, err)
+        _native.call(lib.samc_tracker_propagate, state._tracker, start, count, 1 if reverse else 0,
+                     lib.samc_py_frame, ffi.NULL, abort=state._abort,
+                     on_frame=lambda m: frames.append(self._frame_result(state, m)))
         return frames
 
     # ---- results -----------------------------------------------------------------------
