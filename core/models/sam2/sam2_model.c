@@ -126,7 +126,7 @@ static samc_status load(const char *checkpoint, const char *config, bool allow_n
         st = config ? samc_sam2_config_resolve(config, &cfg, err) : samc_sam2_config_from_h5(checkpoint, &cfg, err);
     samc_weights *w = NULL;
     if (!st)
-        st = samc_weights_open(checkpoint, &w, err);
+        st = samc_sam2_open_weights(checkpoint, &w, err); /* the hub's transformers format too */
     samc_family fam;
     if (!st && check_family && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
         samc_weights_free(w);
