@@ -12,7 +12,7 @@ not needed (nor in Debian): the renaming is the converter's function, the
 file format is safetensors'.
 
     /usr/bin/python3 tools/make_hf_checkpoint.py --converter TRANSFORMERS/src/transformers/models/sam2_video/convert_sam2_video_to_hf.py \\
-        fixtures/ckpt/tiny_c_f32.pt fixtures/ckpt/tiny_c_f32_hf.safetensors
+        fixtures/ckpt/tiny_c_bf16.pt fixtures/ckpt/tiny_c_bf16_hf.safetensors
 
 Also --keys-out FILE: the map official key -> transformers key (TSV) the
 converter applied (every key but the four stacked point embeddings), for the
