@@ -1,7 +1,7 @@
 /* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
  * images, threads over panels of pixels (output pixels for Conv2d, input
  * pixels for ConvTranspose2d). ConvTranspose2d serves SAM 2's output
- * upscaling (fast/sam2/mask_decoder.c) and SAM 3's neck (fast/sam3/neck.c). */
+ * upscaling (fast/tracker/mask_decoder.c) and SAM 3's neck (fast/sam3/neck.c). */
 #include <omp.h>
 #include <string.h>
 

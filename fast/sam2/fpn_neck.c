@@ -1,10 +1,10 @@
 /* fpn_neck.c - FpnNeck.forward (backbones/image_encoder.py), fast body.
  * Lateral 1x1 convs as sgemm over pixel panels; the top-down x2 upsample
- * (nearest or bilinear, as ref/fpn_neck.c, same float steps) added in one
+ * (nearest or bilinear, as ref/sam2/fpn_neck.c, same float steps) added in one
  * threaded pass; the sine position encoding built from its separable rows:
  * channel k of the y half depends only on the row, of the x half only on the
  * column, so H + W sin/cos evaluations fill a plane (bit-identical to
- * core/position_encoding.c, which evaluates every pixel). */
+ * core/nn/position_encoding.c, which evaluates every pixel). */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -58,7 +58,7 @@ static void add_up2(int nt, const float *prev, int64_t planes, int h, int w, flo
     }
 }
 
-/* PositionEmbeddingSine._pe's normalised coordinate (core/position_encoding.c). */
+/* PositionEmbeddingSine._pe's normalised coordinate (core/nn/position_encoding.c). */
 static float embed_coord(const samc_sine_pe *pe, int i, int n)
 {
     const float v = (float)(i + 1);

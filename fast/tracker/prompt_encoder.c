@@ -1,7 +1,7 @@
 /* prompt_encoder.c - PromptEncoder.forward and get_dense_pe, fast bodies.
  *
  * The Fourier features keep ref's float32 angle (PyTorch's order, see
- * ref/prompt_encoder.c: one ulp of a ~100 rad angle is visible), evaluated
+ * ref/tracker/prompt_encoder.c: one ulp of a ~100 rad angle is visible), evaluated
  * with threads over grid rows. get_dense_pe depends only on the weights, so
  * it is computed once per model and served from a cache afterwards. The
  * mask downscaling convs are sgemm (samc__fast_conv2d), LayerNorm2d and GELU are

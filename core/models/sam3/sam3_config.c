@@ -1,7 +1,7 @@
-/* sam3_config.c - the typed SAM 3 config (sam3_config.h): its validation
- * (every bound the model's arrays and allocations rely on, before any
- * weight is bound), the built-in release and config files. Reading the
- * JSON tree is sam3_config_json.c. */
+/* sam3_config.c - the typed SAM 3 config (sam3_config.h): its sources (a
+ * tree, JSON text, a file, the built-in release), each read by
+ * sam3_config_json.c and validated here (every bound the model's arrays
+ * and allocations rely on, before any weight is bound). */
 #include "core/models/sam3/sam3_config.h"
 
 #include <cjson/cJSON.h>
@@ -240,6 +240,22 @@ samc_status samc_sam3_config_validate(const samc_sam3_config *c, const char *wha
 }
 
 /* ---- sources ------------------------------------------------------------------ */
+
+samc_status samc_sam3_config_from_json(const cJSON *root, const char *what, samc_sam3_config *out, samc_error *err)
+{
+    samc_status st = samc__sam3_config_read(root, what, out, err);
+    return st ? st : samc_sam3_config_validate(out, what, err);
+}
+
+samc_status samc_sam3_config_parse(const char *json, const char *what, samc_sam3_config *out, samc_error *err)
+{
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    if (!root)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", what ? what : "sam3 config");
+    samc_status st = samc_sam3_config_from_json(root, what, out, err);
+    cJSON_Delete(root);
+    return st;
+}
 
 samc_status samc_sam3_config_released(bool with_sam2_neck, samc_sam3_config *out, samc_error *err)
 {

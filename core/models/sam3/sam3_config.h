@@ -161,6 +161,10 @@ samc_status samc_sam3_config_released(bool with_sam2_neck, samc_sam3_config *out
  * names the key. */
 samc_status samc_sam3_config_validate(const samc_sam3_config *c, const char *what, samc_error *err);
 
+/* The tree read into *out without the validation (sam3_config_json.c;
+ * the entry points above validate). */
+samc_status samc__sam3_config_read(const cJSON *root, const char *what, samc_sam3_config *out, samc_error *err);
+
 /* The released tree as text (sam3_preset.c, recorded from the official builder). */
 extern const char samc_sam3_released_config_json[];
 

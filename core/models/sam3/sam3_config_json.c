@@ -1,5 +1,5 @@
 /* sam3_config_json.c - the Sam3Image `_target_` tree into samc_sam3_config
- * (sam3_config.h), read once: each section with its official class's
+ * (sam3_config.h; samc__sam3_config_read: sam3_config.c validates), read once: each section with its official class's
  * constructor defaults (facebookresearch/sam3 @ 99d02f28: vitdet.ViT,
  * necks.Sam3DualViTDetNeck, text_encoder_ve.VETextEncoder,
  * geometry_encoders.SequenceGeometryEncoder, encoder.TransformerEncoderLayer
@@ -398,7 +398,7 @@ static void read_segmentation(sec *s, samc_sam3_seg_config *c)
 
 /* ---- the tree ---------------------------------------------------------------- */
 
-samc_status samc_sam3_config_from_json(const cJSON *root, const char *what, samc_sam3_config *out, samc_error *err)
+samc_status samc__sam3_config_read(const cJSON *root, const char *what, samc_sam3_config *out, samc_error *err)
 {
     memset(out, 0, sizeof *out);
     rd r = {what ? what : "sam3", err, SAMC_OK};
@@ -431,15 +431,5 @@ samc_status samc_sam3_config_from_json(const cJSON *root, const char *what, samc
     sec seg = child(&top, "segmentation_head", false, "UniversalSegmentationHead", NULL);
     read_segmentation(&seg, &out->seg);
     out->resolution = out->vision.trunk.img_size;
-    return r.st ? r.st : samc_sam3_config_validate(out, r.what, err);
-}
-
-samc_status samc_sam3_config_parse(const char *json, const char *what, samc_sam3_config *out, samc_error *err)
-{
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", what ? what : "sam3 config");
-    samc_status st = samc_sam3_config_from_json(root, what, out, err);
-    cJSON_Delete(root);
-    return st;
+    return r.st;
 }
