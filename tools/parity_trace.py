@@ -303,6 +303,22 @@ class LinkingWriter(Writer):
             set_str_attr(g, "module", rec.module)
             g.attrs.create("call", np.int64(rec.call))
             set_str_attr(g, "class", rec.cls)
+            write_scope_attrs(g, getattr(rec, "attrs", {}))
             self.slots(self.group(g, "in"), rec.inputs)
             self.slots(self.group(g, "out"), rec.outputs)
         self._seen = None
+
+
+def write_scope_attrs(g, attrs):
+    """Extra record attributes (the video tasks' scope: frame_idx, obj_id,
+    obj_ids, samc_note): ints as int64, int lists as int64 arrays, strings as
+    UTF-8.  Keys starting with '_' are the tracer's private context."""
+    for k, v in attrs.items():
+        if k.startswith("_") or v is None:
+            continue
+        if isinstance(v, str):
+            set_str_attr(g, k, v)
+        elif isinstance(v, (list, tuple, np.ndarray)):
+            g.attrs.create(k, np.asarray(v, dtype=np.int64).reshape(-1))
+        else:
+            g.attrs.create(k, np.int64(v))
