@@ -40,7 +40,7 @@ import sam3_video_config as vcfg
 import sam3_video_shims
 from dump_sam2 import mask_for_prompt, parse_prompt
 from dump_sam3 import TracedTransform, load_image
-from parity_trace import LinkingWriter, set_attr, set_str_attr, to_array
+from parity_trace import CompactLinkingWriter, set_attr, set_str_attr, to_array
 from sam3_video_margins import Counters, Margins, rel_min_abs
 from sam3_video_trace import BOOL, ScopeTracer, detector_point_names, tracker_point_names
 
@@ -158,8 +158,7 @@ def count_fill(results, counters):
 
 
 def write(args, built, added, image, prompts, results, tracer, margins, counters):
-    w = LinkingWriter(args.out, compress=args.compress)
-    w.MIN_COMPRESS_BYTES = 4096
+    w = CompactLinkingWriter(args.out, compress=args.compress)
     set_str_attr(w.f, "format", "samc-parity-dump")
     w.f.attrs.create("format_version", np.int64(1))
     set_str_attr(w.f, "note_command", shlex.join(sys.argv))
@@ -174,7 +173,6 @@ def write(args, built, added, image, prompts, results, tracer, margins, counters
     g.attrs.create("seed", np.int64(args.seed))
     g.attrs.create("resolution", np.int64(built.tree["backbone"]["visual"]["trunk"]["img_size"]))
     set_str_attr(g, "code_constants_json", json.dumps(vcfg.code_constants(vcfg.INST_CONSTANTS)))
-    w.dataset(g, "bpe_vocab_gz", np.frombuffer(sam3_build.read_bpe_bytes(built.bpe_path), np.uint8))
     set_str_attr(g, "note_builder", "build_sam3_image_model(eval_mode=True, checkpoint_path=None, "
                  "load_from_HF=False, enable_segmentation=True, enable_inst_interactivity=True, "
                  "device='cpu', compile=False) recorded as a _target_ tree, float32, CPU")

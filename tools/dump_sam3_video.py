@@ -55,7 +55,7 @@ import sam3_video_config as vcfg
 import sam3_video_shims
 from dump_sam2_video import parse_occlusion, synth_clip, write_clip
 from dump_sam3 import _fields
-from parity_trace import LinkingWriter, set_attr, set_str_attr, to_array
+from parity_trace import CompactLinkingWriter, set_attr, set_str_attr, to_array
 from sam3_video_margins import Counters, Margins
 from sam3_video_record import LoopRecorder
 from sam3_video_trace import BOOL, ScopeTracer, TracedTokenizer, wrap_points
@@ -398,7 +398,7 @@ def main(argv=None):
     g.add_argument("--full", action="store_true", help="record every module")
     g.add_argument("--no-trace", action="store_true",
                    help="run and print margins and counters only (no file; for searching seeds)")
-    g.add_argument("--compress", action="store_true", help="gzip datasets >= 4 KiB")
+    g.add_argument("--compress", action="store_true", help="gzip integer datasets >= 4 KiB, float ones >= 64 KiB")
     g.add_argument("--margins-json", help="also write every margin entry here")
     g.add_argument("--out", help="output .h5")
     args = p.parse_args(argv)
@@ -446,8 +446,7 @@ def main(argv=None):
     if args.no_trace:
         return
 
-    w = LinkingWriter(args.out, compress=args.compress)
-    w.MIN_COMPRESS_BYTES = 4096
+    w = CompactLinkingWriter(args.out, compress=args.compress)
     set_str_attr(w.f, "format", "samc-parity-dump")
     w.f.attrs.create("format_version", np.int64(1))
     set_str_attr(w.f, "note_command", shlex.join(sys.argv))

@@ -221,12 +221,15 @@ class Writer:
             array = np.ascontiguousarray(np.stack([array.real, array.imag], axis=-1)
                                          .astype(np.float32))
         kw = {}
-        if self.compress and array.nbytes >= self.MIN_COMPRESS_BYTES and array.ndim > 0:
+        if self.compress and self.worth_compressing(array):
             kw = dict(compression="gzip", compression_opts=9, shuffle=True)
         d = group.create_dataset(name, data=array, **kw)
         if complex_dtype:
             set_str_attr(d, "torch_dtype", complex_dtype)
         return d
+
+    def worth_compressing(self, array):
+        return array.nbytes >= self.MIN_COMPRESS_BYTES and array.ndim > 0
 
     def slots(self, group, items):
         """Write (slot, value) pairs: arrays as datasets, the rest as attrs."""
@@ -322,3 +325,17 @@ def write_scope_attrs(g, attrs):
             g.attrs.create(k, np.asarray(v, dtype=np.int64).reshape(-1))
         else:
             g.attrs.create(k, np.int64(v))
+
+
+class CompactLinkingWriter(LinkingWriter):
+    """LinkingWriter for traces of many small records (the SAM 3 video and
+    predict_inst dumps): gzip only where it pays -- integer and boolean
+    arrays (masks, ids) of >= 4 KiB, float arrays of >= 64 KiB (random
+    float32 values barely compress, and each chunked dataset costs an index)."""
+
+    def worth_compressing(self, array):
+        if array.ndim == 0:
+            return False
+        if array.dtype.kind in "iub":
+            return array.nbytes >= 4096
+        return array.nbytes >= 65536

@@ -69,9 +69,7 @@ class LoopRecorder:
     def on_upcast(self, site, reason):
         self.upcasts.append((site, self.tracer.current("frame_idx"), self.tracer.current("obj_ids")))
         self.counters.add(f"bf16_upcast {site}", example=self.where())
-        self.tracer.note_open(f"bf16_upcast: {site}: {reason}; the dump tool passed the "
-                              "bfloat16 input as float32 (exact), the official code runs it "
-                              "under CUDA bf16 autocast")
+        self.tracer.note_open(f"bf16_upcast: {site} (/notes@dtype_upcasts)")
 
     # ------------------------------------------------------------------
     # frames: @preprocess
@@ -291,7 +289,9 @@ class LoopRecorder:
                    else arr(a["prev_sam_mask_logits"])}
             r = tracer._begin("@track_step", "Sam3TrackerBase", (), ins)
             out = real_step(*args, **kwargs)
-            keep = {k: v for k, v in out.items() if k not in ("point_inputs", "mask_inputs")}
+            # pred_masks_high_res is pred_masks resized to R (bilinear): not repeated here
+            keep = {k: v for k, v in out.items()
+                    if k not in ("point_inputs", "mask_inputs", "pred_masks_high_res")}
             tracer._end(r, keep)
             return out
 
