@@ -419,12 +419,12 @@ mkdir -p "$O"
 #      fetch; a box-only prompt on frame 5 (a new session) propagated both
 #      ways over 2 frames.
 VT_ARGS="$(tiny3 56 16 2 64 8 2 1 1) $(vit3 16 2 2 4 [1] 28) $(slim3) $(tracker3 56 16 8)
-  --video-set image_size=56 --seed 8685 --threads 1
+  --video-set image_size=56 --seed 5233 --threads 1
   --nudge detector.transformer.decoder.presence_token_head.layers.2.bias=3
   --nudge detector.dot_prod_scoring.prompt_proj.bias=2
   --nudge detector.segmentation_head.instance_seg_head.bias=0.3
   --nudge detector.segmentation_head.mask_predictor.mask_embed.layers.2.bias=0.3
-  --nudge tracker.sam_mask_decoder.pred_obj_score_head.layers.2.bias=-0.394
+  --nudge tracker.sam_mask_decoder.pred_obj_score_head.layers.2.bias=-0.616
   --video-set score_threshold_detection=0.75 --video-set new_det_thresh=0.75
   --video-set det_nms_thresh=0.3 --video-set assoc_iou_thresh=0.1 --video-set-new trk_assoc_iou_thresh=0.25
   --video-set hotstart_delay=3 --video-set hotstart_unmatch_thresh=1 --video-set hotstart_dup_thresh=1
