@@ -16,7 +16,8 @@ import numpy as np
 import torch
 
 from parity_trace import NONE, to_array
-from sam3_video_trace import BOOL, _ids, _pairs, snapshot_hotstart, state_obj_ids
+from sam3_video_margins import rel_min_abs
+from sam3_video_trace import BOOL, _ids, _pairs, scoped_generator, snapshot_hotstart, state_obj_ids
 
 HIGH_CONF_ASSOC = 0.8    # _associate_det_trk HIGH_CONF_THRESH / HIGH_IOU_THRESH
 HIGH_CONF_RECOND = 0.8   # _recondition_masklets HIGH_CONF_THRESH
@@ -28,6 +29,20 @@ def bind(real, args, kwargs):
     ba = inspect.signature(real).bind(*args, **kwargs)
     ba.apply_defaults()
     return dict(ba.arguments)
+
+
+def capture_mask_iou(vb, store):
+    """Replace sam3_video_base.mask_iou by a wrapper appending (a, b, ious) of
+    each call to store; returns the original (the caller restores it)."""
+    real = vb.mask_iou
+
+    def mask_iou(a, b):
+        out = real(a, b)
+        store.append((a, b, out))
+        return out
+
+    vb.mask_iou = mask_iou
+    return real
 
 
 def arr(x, dtype=None):
@@ -112,6 +127,14 @@ class LoopRecorder:
     # detector: @nms, @detections, @tracker_backbone
     # ------------------------------------------------------------------
     def _wrap_detection(self):
+        """detection(: _wrap_detector_scope, _wrap_nms, _wrap_detections, _wrap_neck_margins."""
+        self._wrap_detector_scope()
+        self._wrap_nms()
+        self._wrap_detections()
+        self._wrap_neck_margins()
+
+    def _wrap_detector_scope(self):
+        """detector calls carry the frame whose image they process"""
         m, rec = self.m, self
         det = m.detector
         real_chunk = det._build_multigpu_buffer_next_chunk
@@ -124,6 +147,9 @@ class LoopRecorder:
 
         det._build_multigpu_buffer_next_chunk = build_chunk
 
+    def _wrap_nms(self):
+        """@nms: the mask NMS of the detector's candidates"""
+        rec = self
         import sam3.model.sam3_image as si
         import sam3.perflib.nms as pnms
         real_nms = si.nms_masks
@@ -153,7 +179,6 @@ class LoopRecorder:
             if ious.numel():
                 iu = np.triu_indices(ious.shape[0], 1)
                 rec.margins.add_all("nms_iou", ious.numpy()[iu], iou_threshold, w)
-                from sam3_video_margins import rel_min_abs
                 rec.margins.add("det_binarise", rel_min_abs(pred_masks[valid].numpy()), w)
             rec.counters.add("nms candidates (score > threshold)", int(valid.sum()))
             rec.counters.add("nms suppressed", int(valid.sum() - keep.sum()), example=rec.where())
@@ -161,6 +186,9 @@ class LoopRecorder:
 
         si.nms_masks = nms_masks
 
+    def _wrap_detections(self):
+        """@detections and @tracker_backbone"""
+        m, rec, det = self.m, self, self.m.detector
         real_fvg = det.forward_video_grounding_multigpu
 
         def fvg(*args, **kwargs):
@@ -202,6 +230,9 @@ class LoopRecorder:
 
         m.run_backbone_and_detection = run_backbone_and_detection
 
+    def _wrap_neck_margins(self):
+        """bf16 rounding margins of the tracker neck levels"""
+        rec, det = self, self.m.detector
         neck = det.backbone.vision_backbone
         real_neck = neck.forward
 
@@ -243,7 +274,6 @@ class LoopRecorder:
             a = bind(real_tprop, args, kwargs)
             return {"frame_idx": a["start_frame_idx"], "obj_ids": state_obj_ids(a["inference_state"])}
 
-        from sam3_video_trace import scoped_generator
         real_tprop = t.propagate_in_video
         t.propagate_in_video = scoped_generator(self.tracer, real_tprop, tracker_scope)
 
@@ -262,8 +292,7 @@ class LoopRecorder:
                     changed = int((out != mask).sum())
                     rec.counters.add("hole fill: logits changed", changed, example=rec.where() if changed else None)
                     if mask.numel():
-                        from sam3_video_margins import rel_min_abs
-                        rec.margins.add("fill_binarise", rel_min_abs(mask.numpy()), f"@fill_holes {rec.where()}")
+                                rec.margins.add("fill_binarise", rel_min_abs(mask.numpy()), f"@fill_holes {rec.where()}")
                 return out
 
             mod.fill_holes_in_mask_scores = fill
@@ -273,7 +302,18 @@ class LoopRecorder:
     # @frame_filter, @encode_new_memory, @use_mask_as_output, @consolidate
     # ------------------------------------------------------------------
     def _wrap_tracker_internals(self):
-        t, rec, tracer = self.t, self, self.tracer
+        """tracker internals(: _wrap_track_step, _wrap_frame_filter, _wrap_encode_memory, _wrap_mask_as_output, _wrap_decoder_margins, _wrap_consolidate, _wrap_tracker_scopes."""
+        self._wrap_track_step()
+        self._wrap_frame_filter()
+        self._wrap_encode_memory()
+        self._wrap_mask_as_output()
+        self._wrap_decoder_margins()
+        self._wrap_consolidate()
+        self._wrap_tracker_scopes()
+
+    def _wrap_track_step(self):
+        """@track_step and @prepare_memory_conditioned_features"""
+        t, tracer = self.t, self.tracer
         real_step = t.track_step
 
         def track_step(*args, **kwargs):
@@ -300,6 +340,9 @@ class LoopRecorder:
             t._prepare_memory_conditioned_features, "@prepare_memory_conditioned_features",
             "Sam3TrackerBase")
 
+    def _wrap_frame_filter(self):
+        """@frame_filter: memory selection"""
+        t, rec = self.t, self
         real_filter = t.frame_filter
 
         def frame_filter(output_dict, track_in_reverse, frame_idx, num_frames, r):
@@ -320,6 +363,9 @@ class LoopRecorder:
 
         t.frame_filter = frame_filter
 
+    def _wrap_encode_memory(self):
+        """@encode_new_memory"""
+        t, rec, tracer = self.t, self, self.tracer
         real_enc = t._encode_new_memory
 
         def encode_new_memory(*args, **kwargs):
@@ -332,13 +378,15 @@ class LoopRecorder:
             tracer._end(r, {"maskmem_features": feats, "maskmem_pos_enc": pos})
             w = f"@encode_new_memory {rec.where()}"
             if a["is_mask_from_pts"]:
-                from sam3_video_margins import rel_min_abs
                 rec.margins.add("mem_binarise", rel_min_abs(a["pred_masks_high_res"].numpy()), w)
             rec.margins.add_bf16("bf16_memory", feats.float().numpy(), w)
             return feats, pos
 
         t._encode_new_memory = encode_new_memory
 
+    def _wrap_mask_as_output(self):
+        """@use_mask_as_output"""
+        t, rec, tracer = self.t, self, self.tracer
         real_mask_out = t._use_mask_as_output
 
         def use_mask_as_output(backbone_features, high_res_features, mask_inputs):
@@ -351,6 +399,9 @@ class LoopRecorder:
 
         t._use_mask_as_output = use_mask_as_output
 
+    def _wrap_decoder_margins(self):
+        """object score, multimask and stability margins of the tracker's SAM decoder"""
+        t, rec = self.t, self
         dec = t.sam_mask_decoder
         real_stab = dec._dynamic_multimask_via_stability
         stab_seen = {}
@@ -387,6 +438,9 @@ class LoopRecorder:
 
         dec.forward = dec_forward
 
+    def _wrap_consolidate(self):
+        """@consolidate"""
+        t, tracer = self.t, self.tracer
         real_cons = t._consolidate_temp_output_across_obj
 
         def consolidate(*args, **kwargs):
@@ -402,6 +456,9 @@ class LoopRecorder:
 
         t._consolidate_temp_output_across_obj = consolidate
 
+    def _wrap_tracker_scopes(self):
+        """scope (frame, objects) of the tracker's entry points"""
+        t, tracer = self.t, self.tracer
         def scoped(name, scope):
             real = getattr(t, name)
 
@@ -427,20 +484,18 @@ class LoopRecorder:
     # @suppress_shrinkage, @plan
     # ------------------------------------------------------------------
     def _wrap_planning(self):
-        m, t, rec = self.m, self.t, self
-        import sam3.model.sam3_video_base as vb
+        """planning(: _wrap_plan, _wrap_associate, _wrap_drop, _wrap_hotstart, _wrap_recondition, _wrap_occlusion, _wrap_memory_update."""
+        self._wrap_plan()
+        self._wrap_associate()
+        self._wrap_drop()
+        self._wrap_hotstart()
+        self._wrap_recondition()
+        self._wrap_occlusion()
+        self._wrap_memory_update()
 
-        def capture_mask_iou(store):
-            real = vb.mask_iou
-
-            def mask_iou(a, b):
-                out = real(a, b)
-                store.append((a, b, out))
-                return out
-
-            vb.mask_iou = mask_iou
-            return real
-
+    def _wrap_plan(self):
+        """@plan: the update plan and the new metadata"""
+        m, rec = self.m, self
         real_plan = m.run_tracker_update_planning_phase
 
         def planning(*args, **kwargs):
@@ -468,11 +523,15 @@ class LoopRecorder:
 
         m.run_tracker_update_planning_phase = planning
 
+    def _wrap_associate(self):
+        """@associate"""
+        m, rec = self.m, self
+        import sam3.model.sam3_video_base as vb
         real_assoc = m._associate_det_trk
 
         def associate(det_masks, det_scores_np, trk_masks, trk_obj_ids):
             store = []
-            real_iou = capture_mask_iou(store)
+            real_iou = capture_mask_iou(vb, store)
             try:
                 out = real_assoc(det_masks=det_masks, det_scores_np=det_scores_np,
                                  trk_masks=trk_masks, trk_obj_ids=trk_obj_ids)
@@ -507,7 +566,6 @@ class LoopRecorder:
                     rec.margins.add_all("high_conf_score", np.asarray(det_scores_np)[matched],
                                         HIGH_CONF_ASSOC, w)
                     rec.margins.add_all("high_iou", iu.max(axis=1)[matched], HIGH_CONF_ASSOC, w)
-                from sam3_video_margins import rel_min_abs
                 rec.margins.add("det_binarise", rel_min_abs(det_masks.numpy()), w)
                 rec.margins.add("trk_binarise", rel_min_abs(trk_masks.numpy()), w)
             c = rec.counters
@@ -525,6 +583,9 @@ class LoopRecorder:
 
         m._associate_det_trk = associate
 
+    def _wrap_drop(self):
+        """@drop_over_limit"""
+        m, rec = self.m, self
         real_drop = m._drop_new_det_with_obj_limit
 
         def drop(new_det_fa_inds, det_scores_np, num_to_keep):
@@ -540,6 +601,9 @@ class LoopRecorder:
 
         m._drop_new_det_with_obj_limit = drop
 
+    def _wrap_hotstart(self):
+        """@hotstart"""
+        m, rec = self.m, self
         real_hot = m._process_hotstart
 
         def hotstart(*args, **kwargs):
@@ -567,6 +631,9 @@ class LoopRecorder:
 
         m._process_hotstart = hotstart
 
+    def _wrap_recondition(self):
+        """@recondition"""
+        m, t, rec = self.m, self.t, self
         real_recond = m._recondition_masklets
 
         def recondition(frame_idx, det_out, t2d, states, meta, scores):
@@ -599,6 +666,10 @@ class LoopRecorder:
 
         m._recondition_masklets = recondition
 
+    def _wrap_occlusion(self):
+        """@suppress_occlusion and @occlusion"""
+        m, rec = self.m, self
+        import sam3.model.sam3_video_base as vb
         real_sup = m._suppress_overlapping_based_on_recent_occlusion
 
         def suppress_occlusion(frame_idx, masks, meta_prev, meta_new, removed, reverse=False):
@@ -618,7 +689,7 @@ class LoopRecorder:
 
         def objects_to_suppress(binary, last_occluded, obj_ids, frame_idx=None, reverse=False):
             store = []
-            real_iou = capture_mask_iou(store)
+            real_iou = capture_mask_iou(vb, store)
             try:
                 out = real_occ(binary, last_occluded, obj_ids, frame_idx, reverse)
             finally:
@@ -641,6 +712,9 @@ class LoopRecorder:
 
         m._get_objects_to_suppress_based_on_most_recently_occluded = objects_to_suppress
 
+    def _wrap_memory_update(self):
+        """@update_memories and @suppress_shrinkage"""
+        m, t, rec = self.m, self.t, self
         real_upd = m._tracker_update_memories
 
         def update_memories(*args, **kwargs):
@@ -695,6 +769,12 @@ class LoopRecorder:
     # @build_outputs, @postprocess
     # ------------------------------------------------------------------
     def _wrap_execution_and_outputs(self):
+        """execution and outputs(: _wrap_execution, _wrap_outputs."""
+        self._wrap_execution()
+        self._wrap_outputs()
+
+    def _wrap_execution(self):
+        """@add_new_objects, @remove_objects"""
         m, rec = self.m, self
         real_exec = m.run_tracker_update_execution_phase
 
@@ -729,6 +809,9 @@ class LoopRecorder:
 
         m._tracker_remove_objects = remove_objects
 
+    def _wrap_outputs(self):
+        """@build_outputs, @postprocess"""
+        m, rec = self.m, self
         real_build = m.build_outputs
 
         def build_outputs(*args, **kwargs):

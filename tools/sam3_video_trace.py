@@ -12,16 +12,14 @@ appear in the trace during frame f with frame_idx f+1.
 """
 
 import contextlib
-import copy
 
 import numpy as np
 import torch
 
-from dump_sam3 import PROMPT_FIELDS, expand_prompt, parity_point_names
-from parity_trace import NONE, Options, Tracer, to_array
+from dump_sam3 import expand_prompt, parity_point_names
+from parity_trace import NONE, Options, Tracer, flatten, to_array
 
 BOOL = np.int32          # the format page: boolean tensors are int32
-UPCAST_NOTE = "bf16_upcast"
 
 
 def _ids(x):
@@ -92,7 +90,6 @@ class ScopeTracer(Tracer):
         return rec
 
     def flat(self, obj, prefix=""):
-        from parity_trace import flatten
         return flatten(obj, prefix, [], self.opts)
 
     def note_open(self, text):
@@ -230,7 +227,3 @@ def dict_slots(prefix, d, conv=lambda v: v):
     """{obj_id: value} -> slots '<prefix>.<obj_id>'."""
     return [(f"{prefix}.{int(k)}", conv(v)) for k, v in sorted(d.items(), key=lambda kv: int(kv[0]))]
 
-
-__all__ = ["ScopeTracer", "TracedTokenizer", "wrap_points", "wrap_method", "wrap_global",
-           "scoped_generator", "state_obj_ids", "snapshot_hotstart", "dict_slots", "_ids",
-           "_pairs", "BOOL", "UPCAST_NOTE", "PROMPT_FIELDS", "copy"]
