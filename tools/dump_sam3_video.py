@@ -437,6 +437,8 @@ def main(argv=None):
         results = run_requests(pred, recorder, folder, requests, counters)
     t_run = time.time() - t1
     print_results(requests, results)
+    print("detections (highest probability, kept): " + ", ".join(
+        f"frame {t}: {hi:.4f}, {n}" for t, hi, n in recorder.score_ranges))
     print(counters.report())
     print(margins.report())
     if args.margins_json:

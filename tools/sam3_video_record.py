@@ -58,6 +58,7 @@ class LoopRecorder:
         self.pending_post = []          # @postprocess records waiting for their frame
         self.upcasts = []               # (site, frame_idx, obj_ids)
         self.propagation_types = []
+        self.score_ranges = []          # (frame, max probability, kept) of each detection
         self._captured = {}
 
     # ------------------------------------------------------------------
@@ -215,8 +216,9 @@ class LoopRecorder:
                           "allow_new_detections": allow},
                          {"bbox": arr(det_out["bbox"]), "mask": arr(det_out["mask"]),
                           "scores": arr(det_out["scores"])})
+                probs = g["pred_logits"].squeeze(-1).sigmoid()
+                rec.score_ranges.append((frame, float(probs.max()), len(det_out["scores"])))
                 if allow:
-                    probs = g["pred_logits"].squeeze(-1).sigmoid()
                     rec.margins.add_all("det_score", probs.numpy(), m.score_threshold_detection,
                                         f"@detections {rec.where()}")
                 rec.counters.add("detections kept", len(det_out["scores"]))
