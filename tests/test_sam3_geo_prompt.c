@@ -61,7 +61,7 @@ static int teardown(void **state)
 
 /* The fast exec runs fast's own geometry prompt body (that no SAM 3 body
  * is left to a fallback is tests/test_registry.c's). */
-static void test_fast_has_every_body(void **state)
+static void test_fast_serves_geo_prompt(void **state)
 {
     fixture *f = *state;
     const samc_impl *fast = samc_impl_find("fast");
@@ -318,7 +318,7 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fast_has_every_body),
+        cmocka_unit_test(test_fast_serves_geo_prompt),
         cmocka_unit_test(test_fast_matches_ref),
         cmocka_unit_test(test_released_width),
         cmocka_unit_test(test_refusals),
