@@ -125,10 +125,20 @@ const char *samc_default_impl(void);
 
 /* ---- images ------------------------------------------------------------ */
 
-/* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
- * *rgb is released with samc_free. */
+/* Decode a JPEG (CMYK/YCCK converted as Pillow does), PNG, BMP, GIF, TGA,
+ * PSD, HDR, PIC or PNM file to 8-bit RGB (row-major h*w*3), as Pillow's
+ * Image.open(path).convert("RGB"); truncated and corrupt files are refused
+ * (Pillow's LOAD_TRUNCATED_IMAGES off). *rgb is released with samc_free. */
 samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
-/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
+/* The decompression-bomb limit every image read checks from the file's
+ * header before allocating: width*height at most this many pixels.
+ * Default: Pillow's (2 * PIL.Image.MAX_IMAGE_PIXELS = 178956970), or the
+ * environment's SAMC_MAX_IMAGE_PIXELS; never above 2^28 (and 16384 pixels a
+ * side). <= 0 restores the default. Returns the previous limit; applies to
+ * the whole process. */
+long long samc_set_image_pixel_limit(long long max_pixels);
+/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels (libpng, row by row;
+ * a temporary beside `path`, created exclusively, renamed at the end). */
 samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
                            samc_error *err);
 /* Release memory samc handed out (samc_read_image). NULL is a no-op. */
