@@ -386,10 +386,28 @@ static void mk_st_edited(st_edit_fn fn)
     cJSON *h = cJSON_ParseWithLength((const char *)d + 8, (size_t)hl);
     assert_non_null(h);
     fn(h, d + 8 + hl, n - 8 - hl);
+    /* repack: the entries left, in header order, tile the data section (a
+     * safetensors file has no unused bytes) */
+    const uint8_t *old = d + 8 + hl;
+    uint8_t *nd = malloc(n);
+    size_t at = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, h)
+    {
+        cJSON *of = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+        if (!of)
+            continue;
+        const size_t b = (size_t)cJSON_GetArrayItem(of, 0)->valuedouble, len = (size_t)cJSON_GetArrayItem(of, 1)->valuedouble - b;
+        memcpy(nd + at, old + b, len);
+        cJSON_SetNumberValue(cJSON_GetArrayItem(of, 0), (double)at);
+        cJSON_SetNumberValue(cJSON_GetArrayItem(of, 1), (double)(at + len));
+        at += len;
+    }
     char *js = cJSON_PrintUnformatted(h);
-    write_st("in.safetensors", js, d + 8 + hl, n - 8 - hl, 0);
+    write_st("in.safetensors", js, nd, at, 0);
     cJSON_free(js);
     cJSON_Delete(h);
+    free(nd);
     free(d);
 }
 
