@@ -84,6 +84,10 @@ typedef struct samc_model samc_model;
  * and/or example boxes, samc_sam3_processor of samc_sam3.h). */
 typedef enum samc_family { SAMC_FAMILY_SAM2 = 2, SAMC_FAMILY_SAM3 = 3 } samc_family;
 
+/* Most threads samc runs a call on: larger requests (n_threads,
+ * samc_*_set_threads, OMP_NUM_THREADS) are refused or capped. */
+#define SAMC_MAX_THREADS 256
+
 typedef struct samc_model_params {
     /* A preset name ("sam2.1_hiera_t", "sam2_hiera_b+", ... or
      * "sam2.1_hiera_tiny"), a path to a .json config (the YAML `model:`
@@ -150,7 +154,8 @@ typedef struct samc_predictor samc_predictor;
 
 typedef struct samc_predictor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", "bf16", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (OMP_NUM_THREADS, capped
+                                  at SAMC_MAX_THREADS); ref runs on one */
     /* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
      * holes / remove foreground specks up to this many low-res pixels
      * (8-connected components) before upsampling. 0 (the default) turns each off. */
@@ -190,6 +195,7 @@ samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_er
 /* "LAYER=IMPL", LAYER an official module name or prefix
  * ("image_encoder.trunk.blocks.3=ref"). */
 samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
+/* n <= 0: OpenMP's default; capped at SAMC_MAX_THREADS. */
 void samc_predictor_set_threads(samc_predictor *p, int n);
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
@@ -258,7 +264,7 @@ typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *m
 
 typedef struct samc_tracker_params {
     const char *impl;            /* NULL: samc_default_impl() ("fast") */
-    int n_threads;               /* 0: OpenMP's default */
+    int n_threads;               /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped) */
     /* SAM2VideoPredictor options: fill_hole_area (< 0, the default: the
      * config's, 8 for the official configs; 0 turns it off) and
      * non_overlap_masks (0). */
