@@ -73,6 +73,9 @@ samc_log_level samc_log_get_level(void);
 
 /* Progress of long work: `what` names it ("encode" for the image encoder's
  * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
+/* Called from inside the call it reports on: it must not call back into the
+ * predictor or tracker reporting (such calls that change it fail with
+ * SAMC_ERR_ARG; see samc_frame_masks_cb). */
 typedef void (*samc_progress_fn)(void *user, const char *what, int done, int total);
 
 /* ---- the model -------------------------------------------------------- */
@@ -259,7 +262,14 @@ typedef struct samc_frame_masks {
     const float *object_scores;  /* n_obj object-score logits (<= 0: object absent) */
 } samc_frame_masks;
 
-/* A non-OK return stops propagation with that status. */
+/* A non-OK return stops propagation with that status. `masks` is valid
+ * until the callback returns. The callback (and the tracker's progress
+ * function) may read the tracker (samc_tracker_num_frames, _frame_path,
+ * _stored_outputs, _impl, _threads) and use other objects freely; every call
+ * that would change this tracker (open, push, add, clear, remove, reset,
+ * propagate, set_*, override) fails with SAMC_ERR_ARG, and
+ * samc_tracker_free is ignored (with an error logged) until propagate
+ * returns. */
 typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
 
 typedef struct samc_tracker_params {

@@ -14,6 +14,7 @@ struct samc_predictor {
     samc_progress_fn progress;
     void *progress_user;
     int blocks_done;                 /* encoder progress of the current set_image */
+    int busy;                        /* inside set_image (its progress function runs) */
 };
 
 samc_predictor_params samc_predictor_default_params(void)
@@ -141,12 +142,16 @@ samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int 
     SAMC_API_ENTER(err);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rgb, err);
+    if (p->busy) /* from its own progress function: the encoder runs on p's features */
+        return samc_fail(err, SAMC_ERR_ARG, "%s: not allowed from inside the predictor's progress function", __func__);
     samc_sam2_features_release(&p->features);
     p->has_image = false;
     p->blocks_done = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, encode_progress, p);
+    p->busy = 1;
     samc_status st = samc_sam2_encode_image(&p->x, rgb, h, w, &p->features, err);
+    p->busy = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, NULL, NULL);
     p->has_image = st == SAMC_OK;
@@ -163,6 +168,8 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
     SAMC_API_ENTER(err);
     SAMC_API_NEED(out, err);
     memset(out, 0, sizeof *out);
+    if (p && p->busy)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: not allowed from inside the predictor's progress function", __func__);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rq, err);
     if (!p->has_image)
