@@ -369,7 +369,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)

@@ -1,12 +1,11 @@
 /* tmpfile.c - exclusive temporaries, registered for removal on a signal.
  *
- * The registry is a fixed table of slots; a slot is claimed and released
- * with atomics, so the signal handler (samc__tmp_remove_all) only reads
- * whole pointers and calls unlink. A name is published to its slot only
- * after it is complete and cleared before it is freed. When the table is
- * full, further temporaries still work but are only removed by their
- * owner, not on a signal (SAMC_TMP_SLOTS is far above what one command
- * keeps open: segment writes a handful, amg's binary masks one at a time). */
+ * The registry is a list of chunks of slots; a slot is claimed and released
+ * with atomics and chunks are only ever added (never freed), so the signal
+ * handler (samc__tmp_remove_all) only reads whole pointers and calls
+ * unlink. A name is published to its slot only after it is complete and
+ * cleared before it is freed. (amg --output-mode binary_mask keeps one
+ * temporary per mask until the set is committed: thousands.) */
 #define _GNU_SOURCE /* mkostemp */
 #include "core/base/tmpfile.h"
 
@@ -21,35 +20,56 @@
 
 #include "core/base/error.h"
 
-#define SAMC_TMP_SLOTS 8192
+#define SAMC_TMP_CHUNK 1024
 
-static _Atomic(char *) slots[SAMC_TMP_SLOTS];
+typedef struct tmp_chunk {
+    _Atomic(char *) slots[SAMC_TMP_CHUNK];
+    _Atomic(struct tmp_chunk *) next;
+} tmp_chunk;
 
-static void publish(char *name)
+static tmp_chunk first_chunk;
+
+/* 0 when no slot could be had (out of memory): the temporary still works,
+ * only a signal would leave it behind. */
+static int publish(char *name)
 {
-    for (int i = 0; i < SAMC_TMP_SLOTS; i++) {
-        char *expected = NULL;
-        if (atomic_compare_exchange_strong(&slots[i], &expected, name))
-            return;
+    for (tmp_chunk *c = &first_chunk;;) {
+        for (int i = 0; i < SAMC_TMP_CHUNK; i++) {
+            char *expected = NULL;
+            if (!atomic_load(&c->slots[i]) && atomic_compare_exchange_strong(&c->slots[i], &expected, name))
+                return 1;
+        }
+        tmp_chunk *next = atomic_load(&c->next);
+        if (!next) {
+            tmp_chunk *fresh = calloc(1, sizeof *fresh), *none = NULL;
+            if (!fresh)
+                return 0;
+            if (!atomic_compare_exchange_strong(&c->next, &none, fresh))
+                free(fresh); /* another thread added one */
+            next = atomic_load(&c->next);
+        }
+        c = next;
     }
 }
 
 static void unpublish(const char *name)
 {
-    for (int i = 0; i < SAMC_TMP_SLOTS; i++) {
-        char *expected = (char *)name;
-        if (atomic_compare_exchange_strong(&slots[i], &expected, NULL))
-            return;
-    }
+    for (tmp_chunk *c = &first_chunk; c; c = atomic_load(&c->next))
+        for (int i = 0; i < SAMC_TMP_CHUNK; i++) {
+            char *expected = (char *)name;
+            if (atomic_load(&c->slots[i]) == name && atomic_compare_exchange_strong(&c->slots[i], &expected, NULL))
+                return;
+        }
 }
 
 void samc__tmp_remove_all(void)
 {
-    for (int i = 0; i < SAMC_TMP_SLOTS; i++) {
-        char *name = atomic_load(&slots[i]);
-        if (name)
-            unlink(name);
-    }
+    for (tmp_chunk *c = &first_chunk; c; c = atomic_load(&c->next))
+        for (int i = 0; i < SAMC_TMP_CHUNK; i++) {
+            char *name = atomic_load(&c->slots[i]);
+            if (name)
+                unlink(name);
+        }
 }
 
 samc_status samc__path_fits(const char *path, size_t extra, const char *what, samc_error *err)
@@ -97,7 +117,7 @@ samc_status samc__tmp_create(const char *final, char **tmp, samc_error *err)
     umask(mask);
     (void)fchmod(fd, 0666 & ~mask);
     close(fd);
-    publish(t);
+    (void)publish(t);
     *tmp = t;
     return SAMC_OK;
 }
