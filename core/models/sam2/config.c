@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam2/sam2_layers.h" /* the arrays the layer counts index */
+#include "core/models/tracker/tracker_layers.h" /* the arrays the layer counts index */
 
 int samc_hiera_depth(const samc_hiera_config *h)
 {
