@@ -17,7 +17,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:?usage: tools/fuzz_all.sh SECONDS [HARNESS ...]}
 shift
-ALL="pickle pt safetensors h5dump config_json image cli_args frames_dir tokenizer tokenizer_vocab"
+ALL="pickle pt safetensors h5dump config_json sam3_config image cli_args frames_dir tokenizer tokenizer_vocab"
 HARNESSES=${*:-$ALL}
 BUILD=${BUILD:-$SRC/build-fuzz}
 OUT=${OUT:-$BUILD/fuzz-out}
@@ -54,6 +54,7 @@ for h in $HARNESSES; do
     pickle) extra=(-dict="$SRC/fuzz/pickle.dict" -max_len=65536) ;;
     pt) extra=(-dict="$SRC/fuzz/pickle.dict" -max_len=16384) ;;
     safetensors | config_json) extra=(-dict="$SRC/fuzz/json.dict" -max_len=8192) ;;
+    sam3_config) extra=(-dict="$SRC/fuzz/json.dict" -max_len=16384) ;;
     # libhdf5 is not hardened and hangs or crashes on some corrupt files
     # (docs/hostile_input.md): run in fork mode so such a finding does not end
     # the run; each artefact is classified below.

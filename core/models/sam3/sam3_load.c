@@ -15,8 +15,10 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
+#include "core/base/json_strict.h"
 #include "core/io/h5_meta.h"
 #include "core/models/family.h"
+#include "core/models/sam3/sam3_config_check.h"
 #include "core/models/sam3/sam3_model.h"
 
 /* The key prefix of the image model's state_dict in `w`, or an error naming
@@ -55,10 +57,11 @@ static samc_status config_from_file(const char *path, cJSON **out, samc_error *e
         st = samc_file_map(path, &mf, err);
     if (st)
         return st;
-    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
+    cJSON *root = NULL;
+    st = samc__json_parse_strict((const char *)mf.data, mf.size, path, &root, err);
     samc_file_unmap(&mf);
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
+    if (st)
+        return st;
     cJSON *image = cJSON_DetachItemFromObjectCaseSensitive(root, "image");
     if (image) {
         cJSON_Delete(root);
@@ -69,6 +72,10 @@ static samc_status config_from_file(const char *path, cJSON **out, samc_error *e
         cJSON_Delete(root);
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a SAM 3 image config (its _target_ must be "
                          "sam3.model.sam3_image.Sam3Image)", path);
+    }
+    if ((st = samc__sam3_config_check(root, image ? "image." : "", path, err))) {
+        cJSON_Delete(root);
+        return st;
     }
     *out = root;
     return SAMC_OK;
@@ -90,13 +97,15 @@ static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error
                            ? ": its model is SAM 2, use it with the SAM 2 predictor" : "");
     else if (!meta.config_json)
         st = samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
-    else if (!(cfg = cJSON_Parse(meta.config_json)))
-        st = samc_fail(err, SAMC_ERR_FORMAT, "%s:/model/config_json is not valid JSON", path);
+    char what[600];
+    snprintf(what, sizeof what, "%s:/model/config_json", path);
+    if (!st)
+        st = samc__json_parse_strict(meta.config_json, strlen(meta.config_json), what, &cfg, err);
+    if (!st)
+        st = samc__sam3_config_check(cfg, "", what, err);
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open_h5(path, &w, err);
-    char what[600];
-    snprintf(what, sizeof what, "%s:/model/config_json", path);
     if (!st)
         st = samc_sam3_model_init(out, w, cfg, "", what, err);
     if (!st && meta.vocab_gz)
