@@ -106,7 +106,7 @@ static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *er
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--threads")) {
-            if ((st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err)))
+            if ((st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err)))
                 return st;
         } else
             return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);

@@ -57,7 +57,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         else if (!strcmp(f, "--mask-input")) a->mask_input = v;
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
         else if (!strcmp(f, "--max-hole-area") || !strcmp(f, "--max-sprinkle-area")) {
             float x;
             if (!cli_parse_floats(v, &x, 1) || x < 0)

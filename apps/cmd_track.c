@@ -105,7 +105,7 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
         else if (!strcmp(f, "--start")) st = cli_parse_int("--start", v, 0, 100000000, &a->start, err);
         else if (!strcmp(f, "--max-frames")) st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err);
         else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
