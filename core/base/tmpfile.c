@@ -75,14 +75,16 @@ void samc__tmp_remove_all(void)
 samc_status samc__path_fits(const char *path, size_t extra, const char *what, samc_error *err)
 {
     const size_t len = strlen(path);
+    const char *more = strlen(what) > 200 ? "..." : ""; /* the reason must fit the message */
     if (len + extra >= PATH_MAX)
-        return samc_fail(err, SAMC_ERR_ARG, "%s: path of %zu bytes is too long (the system allows %d)", what,
-                         len + extra, PATH_MAX - 1);
+        return samc_fail(err, SAMC_ERR_ARG, "%.200s%s: path of %zu bytes is too long (the system allows %d)", what,
+                         more, len + extra, PATH_MAX - 1);
     for (const char *p = path; *p;) {
         const size_t c = strcspn(p, "/");
         if (c > NAME_MAX)
-            return samc_fail(err, SAMC_ERR_ARG, "%s: a path component of %zu bytes is too long (the system allows %d)",
-                             what, c, NAME_MAX);
+            return samc_fail(err, SAMC_ERR_ARG,
+                             "%.200s%s: a path component of %zu bytes is too long (the system allows %d)", what, more,
+                             c, NAME_MAX);
         p += c;
         p += *p == '/';
     }
