@@ -1579,6 +1579,32 @@ static void test_images_accepted(void **state)
     g_in = NULL;
 }
 
+/* Accepted inputs that decode exactly as Pillow's Image.open(f).convert("RGB")
+ * (tests/data/images/, NAME.pillow.rgb, made with Debian's Pillow 9.4): a CMYK
+ * JPEG with an Adobe marker (Pillow inverts and converts it; libjpeg alone
+ * refused it) and a top-down BMP (negative height). */
+static void test_images_as_pillow(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"cmyk_adobe.jpg", "bmp24_top_down.bmp"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *img = tu_strdupf("tests/data/images/%s", names[i]), *ref = tu_strdupf("%.*s.pillow.rgb",
+                                                                                   (int)(strrchr(img, '.') - img), img);
+        char *ip = tu_src_path(img), *rp = tu_src_path(ref);
+        uint8_t *want = NULL;
+        size_t n = 0;
+        assert_int_equal(tu_read_file(rp, &want, &n), 0);
+        samc_image im;
+        samc_error e = {0};
+        if (samc_image_load(ip, &im, &e))
+            fail_msg("%s: %s", names[i], e.msg);
+        assert_int_equal((size_t)im.w * im.h * 3, n);
+        assert_memory_equal(im.rgb, want, n);
+        samc_image_free(&im);
+        free(want), free(img), free(ref), free(ip), free(rp);
+    }
+}
+
 /* Non-finite weights load when asked for (CLI flag and API option). */
 static void test_allow_nonfinite(void **state)
 {
@@ -1652,6 +1678,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_images_accepted),
+        cmocka_unit_test(test_images_as_pillow),
         cmocka_unit_test(test_allow_nonfinite),
         cmocka_unit_test(test_no_partial_outputs),
     };
