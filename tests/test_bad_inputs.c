@@ -1546,7 +1546,9 @@ static void test_images_accepted(void **state)
             for (int x = 0; x < img.w; x++)
                 for (int c = 0; c < 3; c++) {
                     const int src_c = imgs[i].ch >= 3 ? c : 0; /* gray replicated, alpha dropped */
-                    const unsigned want = (unsigned)(x * 40 + y * 7 + src_c * 60) & 0xFF;
+                    unsigned want = (unsigned)(x * 40 + y * 7 + src_c * 60) & 0xFF;
+                    if (imgs[i].depth == 16 && imgs[i].ch == 1) /* Pillow's "I": (v << 8 | 0x5A) clipped */
+                        want = want ? 255 : 0x5A;
                     assert_int_equal(img.rgb[((size_t)y * img.w + x) * 3 + c], want);
                 }
         /* the predictor runs on it and gives finite masks of its size */

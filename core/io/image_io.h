@@ -30,7 +30,8 @@ samc_status samc__image_check_dims(int w, int h, const char *what, samc_error *e
  * (libpng: core/io/png_codec.c) or the other formats stb_image reads (BMP,
  * GIF, TGA, PSD, HDR, PIC, PNM: core/io/stb_guard.c).
  * Grayscale, gray+alpha, RGBA and 16-bit inputs are converted to 8-bit RGB
- * (alpha dropped, 16-bit values >> 8). Any size from 1x1 up to the limits
+ * as Pillow's convert("RGB") does (alpha dropped, 16-bit colour samples >> 8,
+ * 16-bit PNG gray clipped to 255). Any size from 1x1 up to the limits
  * above is accepted. Empty, 0x0, oversized and undecodable files fail with
  * a message naming the file. docs/hostile_input.md has the details. */
 samc_status samc_image_load(const char *path, samc_image *img, samc_error *err);

@@ -5,8 +5,9 @@
  *
  * Reading follows Pillow's Image.open(f).convert("RGB") as the official
  * predictor calls it: any bad CRC, a truncated file or a palette index past
- * the palette is refused; alpha is dropped; 16-bit samples keep their high
- * byte (Pillow's "RGB;16B" unpacker; samc's earlier >> 8 for gray too). The
+ * the palette is refused; alpha is dropped; 16-bit colour samples keep
+ * their high byte (Pillow's "RGB;16B" unpacker) and 16-bit gray is clipped
+ * to 255 (Pillow opens it as mode "I", whose conversion clips). The
  * image size is checked against samc's pixel limit from IHDR, before any
  * pixel buffer exists. libpng's errors longjmp back here; everything that
  * must survive the jump lives in the heap-allocated `pngjob`. */
@@ -72,6 +73,12 @@ static void row_to_rgb(pngjob *j, const uint8_t *s, int color, int w, const uint
             memcpy(dst + 3 * x, pal[s[x]], 3);
         }
         break;
+    case PNG_COLOR_TYPE_GRAY + 16: /* 16-bit gray: Pillow's "I" mode clips to 255 on convert("RGB") */
+        for (int x = 0; x < w; x++) {
+            const unsigned v = (unsigned)s[2 * x] << 8 | s[2 * x + 1];
+            dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = (uint8_t)(v > 255 ? 255 : v);
+        }
+        break;
     case PNG_COLOR_TYPE_GRAY:
     case PNG_COLOR_TYPE_GRAY_ALPHA: {
         const int c = color == PNG_COLOR_TYPE_GRAY ? 1 : 2;
@@ -106,7 +113,10 @@ static samc_status run_decode(pngjob *j, const char *what, int *w, int *h, samc_
         return st;
     uint8_t pal[256][3];
     const int npal = color == PNG_COLOR_TYPE_PALETTE ? palette_of(j, pal) : 0;
-    png_set_strip_16(j->png); /* high byte, as Pillow's RGB;16B */
+    if (color == PNG_COLOR_TYPE_GRAY && depth == 16)
+        color = PNG_COLOR_TYPE_GRAY + 16; /* kept 16-bit (big-endian), clipped in row_to_rgb */
+    else
+        png_set_strip_16(j->png); /* high byte, as Pillow's RGB;16B and LA;16B */
     png_set_packing(j->png);  /* 1, 2, 4-bit samples to one byte each */
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
         png_set_expand_gray_1_2_4_to_8(j->png); /* scaled to 0..255, as Pillow's "L" */
