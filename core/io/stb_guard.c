@@ -18,6 +18,7 @@
  * a shorter file would look truncated to the read tracking. */
 #include "core/io/stb_guard.h"
 
+#include <limits.h>
 #include <stb_image.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,9 @@ static samc_status check_bmp(const uint8_t *b, size_t n, const char *what, samc_
             return SAMC_OK; /* stb refuses it */
         w = (int)le32(b + 18), h = (int)le32(b + 22), bpp = (int)le16(b + 28), comp = le32(b + 30);
     }
-    if (h == INT32_MIN || w <= 0 || h == 0 || (comp != 0 && comp != 3) || bpp < 1 || bpp > 32)
+    if (h == INT32_MIN) /* stb takes abs() of it: undefined behaviour (fuzz find) */
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable BMP (height -2^31)", what);
+    if (w <= 0 || h == 0 || (comp != 0 && comp != 3) || bpp < 1 || bpp > 32)
         return SAMC_OK; /* stb refuses RLE and odd headers itself */
     const int ah = h < 0 ? -h : h;
     samc_status st = samc__image_check_dims(w, ah, what, err);
@@ -241,6 +244,10 @@ samc_status samc__stb_decode_mem(const uint8_t *buf, size_t len, const char *wha
     int c = 0;
     if (!stbi_info_from_callbacks(&io, &r, w, h, &c))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", what, stbi_failure_reason());
+    /* only a BMP has a negative height (top-down rows); a PSD of height
+     * 2^31 reached -(-2^31) here (fuzz find) */
+    if (*h < 0 && (*h == INT_MIN || buf[0] != 'B' || buf[1] != 'M'))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (height %d)", what, *h);
     if ((st = samc__image_check_dims(*w, *h < 0 ? -*h : *h, what, err)))
         return st;
     /* Decode without stb's channel conversion (req_comp 0): its converter
