@@ -820,6 +820,7 @@ static void mk_img_tga_short(void) { copy_regress("tests/fuzz_regress/image/tga_
 static void mk_img_bmp_palette(void) { copy_regress("tests/fuzz_regress/image/bmp8_index_past_palette.bmp", "in.bmp"); }
 static void mk_img_hdr_flat(void) { copy_regress("tests/fuzz_regress/image/hdr_flat_without_pixels.hdr", "in.hdr"); }
 static void mk_img_bmp_bomb(void) { copy_regress("tests/fuzz_regress/image/bmp_54_bytes_16384_square.bmp", "in.bmp"); }
+static void mk_img_psd_int_min(void) { copy_regress("tests/fuzz_regress/image/psd_height_int_min.psd", "in.psd"); }
 static void mk_img_png_crc(void) { copy_regress("tests/fuzz_regress/image/png_text_chunk_bad_crc.png", "in.png"); }
 /* a 12000x12000 24-bit BMP header (144 Mpixel, under the pixel limit) and no pixels */
 static void mk_img_bmp_header_only(void)
@@ -1318,6 +1319,8 @@ static const bad_case CASES[] = {
     {"img_escape_name", "image name with a terminal escape and a newline", "\"in<ESC>[2J<LF>FORGED.png\"",
      mk_img_escape_name, "in\x1b[2J\nFORGED.png", SEG_IMAGE, {"\\x1b[2J\\x0aFORGED.png"}, api_image,
      {"\\x1b[2J\\x0aFORGED"}},
+    {"img_psd_height_int_min", "PSD of height 2^31", "tests/fuzz_regress/image (fuzz find)", mk_img_psd_int_min,
+     "in.psd", SEG_IMAGE, {"in.psd", "not a readable image (height -2147483648)"}, api_image, {"in.psd", "height"}},
     /* issue 23: threads */
     {"threads_too_many", "thread count past SAMC_MAX_THREADS", "--threads 100000 / n_threads 100000", NULL, NULL,
      SEG "--point 1,1 --threads 100000", {"--threads", "256"}, api_threads, {"n_threads", "0..256"}},
