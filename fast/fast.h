@@ -26,6 +26,10 @@
 /* Thread count for this call: ctx->num_threads, or OpenMP's default when
  * that is 0. Also makes sure OpenBLAS is single-threaded. */
 int samc__fast_threads(const samc_ctx *ctx);
+/* Threads for an element-wise or layout pass over n floats: the call's
+ * count, but no more than one per 64K floats (waking a thread costs more
+ * than a smaller share of the work). */
+int samc__fast_threads_for(const samc_ctx *ctx, int64_t n);
 
 /* ---- workspace ---------------------------------------------------------- */
 

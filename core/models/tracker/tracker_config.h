@@ -30,6 +30,7 @@ typedef struct samc_memory_attention_config {
 typedef struct samc_memory_encoder_config {
     int out_dim, in_dim;
     int ds_kernel, ds_stride, ds_padding, ds_total_stride, ds_embed_dim;
+    int ds_interpol_h, ds_interpol_w;   /* SimpleMaskDownSampler.interpol_size (SAM 3: 1152); 0: none (SAM 2) */
     int fuser_layers, fuser_dim, fuser_kernel, fuser_padding;
     double layer_scale_init_value;
     bool use_dwconv;
