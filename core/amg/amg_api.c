@@ -62,6 +62,9 @@ samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_req
     memset(out, 0, sizeof *out);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rq, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     const samc_frame_features *f = samc__predictor_features(p);
     if (!f) {
         memset(out, 0, sizeof *out);
@@ -77,6 +80,9 @@ samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const 
     SAMC_API_NEED(out, err);
     *out = NULL;
     SAMC_API_NEED(p, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     if (n < 1 || n > MAX_IMAGES)
         return samc_fail(err, SAMC_ERR_ARG, "image batch of %d images; expected 1 to %d", n, MAX_IMAGES);
     if (!rgb || !h || !w)
@@ -112,6 +118,9 @@ samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(b, err);
     SAMC_API_NEED(rq, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     if (i < 0 || i >= b->n)
         return samc_fail(err, SAMC_ERR_ARG, "image index %d is outside the batch of %d", i, b ? b->n : 0);
     return run_batch(p, &b->f[i], rq, out, err);
@@ -168,9 +177,14 @@ samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rgb, err);
     SAMC_API_NEED(params, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     samc_amg_output o = {0};
     const samc_amg_hooks hooks = {.progress = progress, .user = user};
+    samc__predictor_set_busy(p, 1); /* the progress callback may not change p under the generator */
     samc_status st = samc_amg_generate(samc__predictor_exec(p), samc__predictor_sam2(p), rgb, h, w, params, &hooks, &o, err);
+    samc__predictor_set_busy(p, 0);
     if (!st && o.n && !(out->masks = calloc((size_t)o.n, sizeof *out->masks)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; !st && i < o.n; i++) {
