@@ -319,8 +319,9 @@ void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, co
 
 /* Conv2d on one NCHW image (cin, H, W) -> (cout, Ho, Wo) as GEMMs (1x1 and
  * kernel == stride convs without im2col), threads over output channels or
- * pixels. col: scratch of samc__fast_conv2d_scratch() floats. */
-size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W);
+ * pixels. col: scratch of samc__fast_conv2d_scratch(c, H, W, nt) floats (one
+ * share per thread). */
+size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W, int nt);
 void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col);
 /* ConvTranspose2d with kernel == stride == k (no overlap) on one NCHW image
  * x (cin, h, w) -> y (cout, k*h, k*w): one GEMM per panel of input pixels,

@@ -84,6 +84,7 @@ STATUS(samc_amg_generate_masks, samc_amg_generate_masks(P, NULL, 4, 4, NULL, NUL
 STATUS(samc_amg_postprocess_small_regions, samc_amg_postprocess_small_regions(NULL, 1, 0.5, e))
 STATUS(samc_amg_to_json, samc_amg_to_json(NULL, NULL, e))
 STATUS(samc_amg_write_json, samc_amg_write_json(NULL, NULL, e))
+STATUS(samc_mask_to_coco_rle, samc_mask_to_coco_rle(NULL, 4, 4, NULL, e))
 STATUS(samc_sam3_processor_new, samc_sam3_processor_new(g_live ? g_model3 : NULL, NULL, NULL, e))
 STATUS(samc_sam3_processor_override, samc_sam3_processor_override(S3, NULL, e))
 STATUS(samc_sam3_processor_set_image, samc_sam3_processor_set_image(S3, NULL, 4, 4, e))
@@ -147,7 +148,7 @@ static const call CALLS[] = {
     S(samc_tracker_add_mask), S(samc_tracker_propagate), S(samc_tracker_clear_frame), S(samc_tracker_remove_object),
     S_OK_LIVE(samc_tracker_reset), S(samc_predictor_predict_batch), S(samc_image_batch_set), S(samc_image_batch_predict),
     S(samc_amg_output_mode_parse), S(samc_amg_generate_masks), S(samc_amg_postprocess_small_regions),
-    S(samc_amg_to_json), S(samc_amg_write_json), S(samc_sam3_processor_new), S(samc_sam3_processor_override),
+    S(samc_amg_to_json), S(samc_amg_write_json), S(samc_mask_to_coco_rle), S(samc_sam3_processor_new), S(samc_sam3_processor_override),
     S(samc_sam3_processor_set_image), S(samc_sam3_processor_set_text), S(samc_sam3_processor_add_box),
     S_OK_LIVE(samc_sam3_processor_set_threshold), S(samc_sam3_processor_results),
     V(samc_version), V(samc_log_set), V(samc_log_set_level), V(samc_log_get_level), V(samc_model_default_params),

@@ -121,8 +121,8 @@ static bool first_of_class(const samc_layer *L)
 }
 
 /* SAM 3's tracker resizes the mask before its downsampler (interpol_size
- * 1152 at 1008 px): the memory encoder again with that option, at the
- * config's size times 8/7. */
+ * 1152 at 1008 px, backbone stride 14: 72 x 72 features): the memory
+ * encoder again with that geometry, scaled to 448 px (512, 32 x 32). */
 typedef struct variant {
     const char *label;
     const char *only;       /* run only the layers under this prefix (NULL: all) */
@@ -139,8 +139,10 @@ static int run_config(const char *config, const variant *var, bool full, double 
     op_run o = {.config = var->label ? var->label : config, .execs = execs};
     samc_status st = samc_sam2_config_preset(config, &cfg, &err);
     cfg.image_size = full ? 1024 : 512;
-    if (var->sam3_mask_size)
+    if (var->sam3_mask_size) {
+        cfg.image_size = full ? 1008 : 448, cfg.backbone_stride = 14;
         cfg.mem_enc.ds_interpol_h = cfg.mem_enc.ds_interpol_w = cfg.image_size * 8 / 7;
+    }
     if (!st)
         st = samc_sam2_random_weights(&cfg, 11, &w, &err);
     if (!st)

@@ -25,7 +25,7 @@ samc_status samc_fast_mask_downsampler(samc_ctx *ctx, const samc_mask_downsample
         const samc_conv2d *c = &ds->convs[l];
         if (c->cin != C || ds->norms[l].dim != c->cout)
             return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_downsampler: layer %d channels", l);
-        const size_t s = samc__fast_conv2d_scratch(c, H, W);
+        const size_t s = samc__fast_conv2d_scratch(c, H, W, nt);
         col = s > col ? s : col;
         H = samc_conv2d_out_dim(H, c->kh, c->stride, c->pad), W = samc_conv2d_out_dim(W, c->kw, c->stride, c->pad);
         C = c->cout;
@@ -34,7 +34,7 @@ samc_status samc_fast_mask_downsampler(samc_ctx *ctx, const samc_mask_downsample
     }
     if (ds->proj.cin != C || ds->proj.kh != 1 || ds->proj.kw != 1)
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_downsampler: projection");
-    const size_t sp = samc__fast_conv2d_scratch(&ds->proj, H, W);
+    const size_t sp = samc__fast_conv2d_scratch(&ds->proj, H, W, nt);
     col = sp > col ? sp : col;
     if (out->ndim != 4 || out->shape[0] != B || out->shape[1] != ds->proj.cout || out->shape[2] != H ||
         out->shape[3] != W)
@@ -110,7 +110,7 @@ samc_status samc_fast_cxblock(samc_ctx *ctx, const samc_cxblock *blk, const samc
                       dw->kh == dw->kw;
     if (!is_dw && (samc_conv2d_out_dim(H, dw->kh, dw->stride, dw->pad) != H || samc_conv2d_out_dim(W, dw->kw, dw->stride, dw->pad) != W))
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "cxblock: dwconv must keep the spatial size");
-    const size_t counts[4] = {(size_t)n, (size_t)n, (size_t)hw * hidden, is_dw ? 1 : samc__fast_conv2d_scratch(dw, H, W)};
+    const size_t counts[4] = {(size_t)n, (size_t)n, (size_t)hw * hidden, is_dw ? 1 : samc__fast_conv2d_scratch(dw, H, W, nt)};
     float *p[4];
     samc_status st = samc__fast_ws_get(ctx, 4, counts, p);
     if (st)

@@ -15,6 +15,7 @@
 enum { IMAGE_TOKENS, TWOWAY_LAYER, TRANSFORMER, DECODER, CONV_S0, CONV_S1, N_ROWS };
 
 static int count_layers(const void *self) { return ((const samc_mask_decoder *)self)->transformer.depth; }
+static int has_high_res(const void *self) { return ((const samc_mask_decoder *)self)->use_high_res_features; }
 static int twoway_class(const void *self, int index)
 {
     return ((const samc_mask_decoder *)self)->transformer.layers[index].skip_first_layer_pe;
@@ -42,9 +43,9 @@ static const samc_layer_def rows[N_ROWS] = {
     [DECODER] = {.pattern = "", .table = SAMC_OPS_TRACKER, .body = SAMC_BODY(samc_tracker_ops, mask_decoder_heads),
                  .parity = true, .isolated = iso_mask_decoder, .example = ex_mask_decoder},
     [CONV_S0] = {.pattern = "conv_s0", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .isolated = iso_conv_s, .example = ex_conv_s0},
+                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s0},
     [CONV_S1] = {.pattern = "conv_s1", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .isolated = iso_conv_s, .example = ex_conv_s1},
+                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s1},
 };
 const samc_part_def samc_mask_decoder_part = {"MaskDecoder", rows, N_ROWS, describe};
 

@@ -16,6 +16,7 @@ enum { SIGMOID, INTERPOLATE, DOWNSAMPLER, PIX_FEAT_PROJ, ADD_MASKS, FUSER, OUT_P
 
 static int count_fuser(const void *self) { return ((const samc_memory_encoder *)self)->n_fuser; }
 static int has_interpolate(const void *self) { return ((const samc_memory_encoder *)self)->downsampler.interpol_h > 0; }
+static int has_out_proj(const void *self) { return ((const samc_memory_encoder *)self)->has_out_proj; }
 
 static samc_isolated_body iso_sigmoid, iso_interpolate, iso_downsampler, iso_conv, iso_fuser, iso_position, iso_encoder;
 static samc_status ex_sigmoid(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
@@ -47,7 +48,7 @@ static const samc_layer_def rows[N_ROWS] = {
     [FUSER] = {.pattern = "fuser.layers.#", .table = SAMC_OPS_TRACKER, .body = SAMC_BODY(samc_tracker_ops, cxblock),
                .parity = true, .count = count_fuser, .isolated = iso_fuser, .example = ex_fuser},
     [OUT_PROJ] = {.pattern = "out_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                  .isolated = iso_conv, .example = ex_out_proj},
+                  .count = has_out_proj, .isolated = iso_conv, .example = ex_out_proj},
     [POSITION] = {.pattern = "position_encoding", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, sine_pe),
                   .isolated = iso_position, .example = ex_position},
     /* the part itself, a composite of the rows above */
@@ -454,7 +455,9 @@ static samc_status ex_encoder(const void *self, int index, uint64_t seed, bool f
 {
     (void)index;
     const samc_memory_encoder *e = self;
-    const int64_t n = full ? e->emb : 16, S = n * (e->image_size / e->emb);
+    /* an interpol_size is absolute: then the part's own grid */
+    const bool own = full || e->downsampler.interpol_h > 0;
+    const int64_t n = own ? e->emb : 16, S = own ? e->image_size : n * (e->image_size / e->emb);
     SAMC_INPUT_RANDOM("pix_feat", -2, 2, 4, (int64_t)1, (int64_t)e->in_dim, n, n);
     SAMC_INPUT_RANDOM("masks", -10, 10, 4, (int64_t)1, (int64_t)1, S, S);
     return samc_inputs_scalar(in, "skip_mask_sigmoid", 0, err);

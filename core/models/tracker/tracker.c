@@ -14,6 +14,14 @@
 
 enum { OBJ_PTR_PROJ, OBJ_PTR_TPOS_PROJ, MASK_DOWNSAMPLE, NO_MEM_EMBED, MASK_FOR_MEMORY, NO_OBJ_EMBED, N_ROWS };
 
+static int has_obj_ptr_proj(const void *self) { return ((const samc_tracker_model *)self)->has_obj_ptr_proj; }
+static int has_tpos_proj(const void *self) { return ((const samc_tracker_model *)self)->has_obj_ptr_tpos_proj; }
+static int has_no_mem_embed(const void *self)
+{
+    return ((const samc_tracker_model *)self)->cfg.directly_add_no_mem_embed;
+}
+static int has_no_obj_embed(const void *self) { return ((const samc_tracker_model *)self)->no_obj_embed_spatial != NULL; }
+
 static samc_isolated_body iso_obj_ptr_proj, iso_obj_ptr_tpos_proj, iso_mask_downsample, iso_mask_for_memory;
 static samc_status ex_mask_for_memory(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_obj_ptr_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
@@ -23,22 +31,24 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 static const samc_layer_def rows[N_ROWS] = {
     [OBJ_PTR_PROJ] = {.pattern = "obj_ptr_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
-                      .parity = true, .isolated = iso_obj_ptr_proj, .example = ex_obj_ptr_proj},
+                      .parity = true, .count = has_obj_ptr_proj, .isolated = iso_obj_ptr_proj,
+                      .example = ex_obj_ptr_proj},
     [OBJ_PTR_TPOS_PROJ] = {.pattern = "obj_ptr_tpos_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
-                           .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
+                           .count = has_tpos_proj, .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
     [MASK_DOWNSAMPLE] = {.pattern = "mask_downsample", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                         .isolated = iso_mask_downsample, .example = ex_mask_downsample},
+                         .count = has_obj_ptr_proj, .isolated = iso_mask_downsample, .example = ex_mask_downsample},
     /* _prepare_backbone_features / set_image: vision features + no_mem_embed */
     [NO_MEM_EMBED] = {.pattern = "@no_mem_embed", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, add_channel),
-                      .isolated = samc_nn_run_add_channel, .example = samc_nn_example_add_channel},
+                      .count = has_no_mem_embed, .isolated = samc_nn_run_add_channel,
+                      .example = samc_nn_example_add_channel},
     /* _encode_new_memory: the mask the memory encoder reads, then
      * + (1 - is_obj_appearing) * no_obj_embed_spatial on its output */
     [MASK_FOR_MEMORY] = {.pattern = "@mask_for_memory", .table = SAMC_OPS_TRACKER,
                          .body = SAMC_BODY(samc_tracker_ops, mask_for_memory), .isolated = iso_mask_for_memory,
                          .example = ex_mask_for_memory},
     [NO_OBJ_EMBED] = {.pattern = "@no_obj_embed_spatial", .table = SAMC_OPS_NN,
-                      .body = SAMC_BODY(samc_nn_ops, add_channel), .isolated = samc_nn_run_add_channel,
-                      .example = samc_nn_example_add_channel},
+                      .body = SAMC_BODY(samc_nn_ops, add_channel), .count = has_no_obj_embed,
+                      .isolated = samc_nn_run_add_channel, .example = samc_nn_example_add_channel},
 };
 const samc_part_def samc_tracker_part = {"SAM2Base", rows, N_ROWS, describe};
 
