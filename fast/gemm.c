@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/runtime/exec.h"
+#include "core/runtime/threads.h"
 #include "fast.h"
 #include "simd.h"
 

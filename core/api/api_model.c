@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core/api/api_internal.h"
+#include "core/runtime/threads.h"
 #include "core/models/family.h"
 
 samc_model_params samc_model_default_params(void)

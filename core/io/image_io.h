@@ -4,15 +4,9 @@
 
 #include <stdint.h>
 
+#include "core/io/image_limits.h"
 #include "samc_status.h"
 
-/* Largest accepted image side and the hard cap of the pixel limit (a
- * decoded 16384x16384 RGB image is 768 MiB). The pixel limit itself is
- * Pillow's (2 x PIL.Image.MAX_IMAGE_PIXELS = 178956970) unless
- * SAMC_MAX_IMAGE_PIXELS or samc_set_image_pixel_limit says otherwise; every
- * decoder checks it from the header, before allocating pixels. */
-#define SAMC_IMAGE_MAX_SIDE 16384
-#define SAMC_IMAGE_MAX_PIXELS (1LL << 28)
 /* Largest image file read (stb and libjpeg take the encoded size as an int). */
 #define SAMC_IMAGE_MAX_FILE_BYTES (1LL << 30)
 
@@ -20,11 +14,6 @@ typedef struct samc_image {
     int w, h;
     uint8_t *rgb;      /* h*w*3, row-major RGB */
 } samc_image;
-
-/* The pixel limit in force, and the check every decoder makes: w, h >= 1,
- * each side <= SAMC_IMAGE_MAX_SIDE, w*h <= the limit; messages name `what`. */
-long long samc__image_pixel_limit(void);
-samc_status samc__image_check_dims(int w, int h, const char *what, samc_error *err);
 
 /* Load JPEG (libjpeg, as Pillow decodes it: core/io/jpeg_decode.c), PNG
  * (libpng: core/io/png_codec.c) or the other formats stb_image reads (BMP,

@@ -15,7 +15,7 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
-#include "core/io/image_io.h"
+#include "core/io/image_limits.h"
 
 typedef struct jerr {
     struct jpeg_error_mgr pub;

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/io/image_io.h"
+#include "core/io/image_limits.h"
 
 typedef struct pngjob {
     const uint8_t *buf;

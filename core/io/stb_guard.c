@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/io/image_io.h"
+#include "core/io/image_limits.h"
 
 #define SAMC_STB_MIN_BYTES 12
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "samc.h" /* SAMC_MAX_THREADS */
+#include "core/runtime/threads.h"
 
 const samc_scope samc_no_scope = {-1, -1};
 
@@ -326,13 +326,6 @@ samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *e
 }
 
 void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? samc__threads_resolve(n) : 0; }
-
-int samc__threads_resolve(int n)
-{
-    if (n <= 0)
-        n = omp_get_max_threads();
-    return n < 1 ? 1 : n > SAMC_MAX_THREADS ? SAMC_MAX_THREADS : n;
-}
 
 void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user)
 {

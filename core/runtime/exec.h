@@ -242,10 +242,6 @@ samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err);
  * one that has no body for a layer it would serve, is an error. */
 samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *err);
 void samc_exec_set_threads(samc_exec *x, int n);
-/* The threads a request of `n` gets: n > 0 as asked, 0 OpenMP's default
- * (OMP_NUM_THREADS), both capped at SAMC_MAX_THREADS (libgomp crashes when
- * asked for 100000). */
-int samc__threads_resolve(int n);
 /* Threads for the wiring's own element-wise passes over n floats: the
  * exec's count, but no more than one per 64K floats (as fast/'s
  * element-wise kernels: waking a thread costs more than less work). */
