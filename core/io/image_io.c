@@ -2,8 +2,11 @@
 #include "core/io/image_io.h"
 
 #include <errno.h>
+#include <png.h>
+#include <setjmp.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +183,115 @@ samc_status samc_png_write(const char *path, int w, int h, int comp, const uint8
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     if (!stbi_write_png(tmp, w, h, comp, data, w * comp)) {
+        remove(tmp);
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG", path);
+    }
+    if (rename(tmp, path)) {
+        remove(tmp);
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", path, strerror(errno));
+    }
+    return SAMC_OK;
+}
+
+typedef struct png_sink {
+    uint8_t *data;
+    size_t n, cap;
+    bool failed;
+} png_sink;
+
+static void png_sink_write(void *ctx, void *data, int size)
+{
+    png_sink *s = ctx;
+    if (s->failed || size <= 0)
+        return;
+    if (s->n + (size_t)size > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        while (cap < s->n + (size_t)size)
+            cap *= 2;
+        uint8_t *d = realloc(s->data, cap);
+        if (!d) {
+            s->failed = true;
+            return;
+        }
+        s->data = d, s->cap = cap;
+    }
+    memcpy(s->data + s->n, data, (size_t)size);
+    s->n += (size_t)size;
+}
+
+samc_status samc_png_encode(int w, int h, int comp, const uint8_t *data, uint8_t **png, size_t *n, samc_error *err)
+{
+    *png = NULL, *n = 0;
+    png_sink s = {0};
+    if (!stbi_write_png_to_func(png_sink_write, &s, w, h, comp, data, w * comp) || s.failed) {
+        free(s.data);
+        return samc_fail(err, SAMC_ERR_NOMEM, "cannot encode a %dx%d PNG (out of memory)", w, h);
+    }
+    *png = s.data, *n = s.n;
+    return SAMC_OK;
+}
+
+void samc_davis_palette(uint8_t palette[768])
+{
+    /* PASCAL VOC's colour map: bit k of the index, from the lowest,
+     * becomes bit 7-k/3 of channel k%3. */
+    for (int i = 0; i < 256; i++) {
+        int r = 0, g = 0, b = 0, c = i;
+        for (int j = 0; j < 8; j++, c >>= 3) {
+            r |= ((c >> 0) & 1) << (7 - j);
+            g |= ((c >> 1) & 1) << (7 - j);
+            b |= ((c >> 2) & 1) << (7 - j);
+        }
+        palette[3 * i] = (uint8_t)r, palette[3 * i + 1] = (uint8_t)g, palette[3 * i + 2] = (uint8_t)b;
+    }
+}
+
+/* libpng reports errors by longjmp: each call that may fail sits in one
+ * function whose only locals are the ones libpng's state needs. */
+static bool write_palette_png(FILE *f, int w, int h, const uint8_t *index, const uint8_t *palette, int n_colors)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return false;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return false;
+    }
+    png_color pal[256];
+    for (int i = 0; i < n_colors; i++)
+        pal[i] = (png_color){palette[3 * i], palette[3 * i + 1], palette[3 * i + 2]};
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_PLTE(png, info, pal, n_colors);
+    png_write_info(png, info);
+    for (int y = 0; y < h; y++)
+        png_write_row(png, index + (size_t)y * w);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return true;
+}
+
+samc_status samc_png_write_palette(const char *path, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                   int n_colors, samc_error *err)
+{
+    if (w < 1 || h < 1 || n_colors < 1 || n_colors > 256)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: a palette PNG needs a size and 1 to 256 colours (got %dx%d, %d)", path,
+                         w, h, n_colors);
+    for (int64_t i = 0; i < (int64_t)w * h; i++)
+        if (index[i] >= n_colors)
+            return samc_fail(err, SAMC_ERR_ARG, "%s: pixel %lld has index %d, past the %d palette colours", path,
+                             (long long)i, index[i], n_colors);
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", path, strerror(errno));
+    const bool ok = write_palette_png(f, w, h, index, palette, n_colors);
+    if (fclose(f) || !ok) {
         remove(tmp);
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG", path);
     }

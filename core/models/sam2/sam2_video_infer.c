@@ -13,8 +13,9 @@ samc_status samc_video_preprocess_frame(samc_video *v, int t, samc_tensor *out, 
 {
     const uint8_t *rgb = NULL;
     const samc_scope sc = {t, -1};
-    samc_status st = samc_frames_get(v->frames, t, &rgb, err);
-    return st ? st : samc_sam2_preprocess_frame(v->x, &sc, true, rgb, v->H, v->W, out, err);
+    int h = 0, w = 0; /* a video file's frame comes resized by its loader */
+    samc_status st = samc_frames_get_input(v->frames, t, v->m->cfg.image_size, &rgb, &h, &w, err);
+    return st ? st : samc_sam2_preprocess_frame(v->x, &sc, true, rgb, h, w, out, err);
 }
 
 samc_status samc__video_features(samc_video *v, int t, const samc_sam2_features **f, samc_error *err)
@@ -27,9 +28,10 @@ samc_status samc__video_features(samc_video *v, int t, const samc_sam2_features 
         samc_tensor img = {0};
         /* untraced: the official loader preprocesses each frame once, at
          * init_state (samc_video_preprocess_frame reproduces that record) */
-        samc_status st = samc_frames_get(v->frames, t, &rgb, err);
+        int h = 0, w = 0;
+        samc_status st = samc_frames_get_input(v->frames, t, v->m->cfg.image_size, &rgb, &h, &w, err);
         if (!st)
-            st = samc_sam2_preprocess_frame(v->x, &sc, false, rgb, v->H, v->W, &img, err);
+            st = samc_sam2_preprocess_frame(v->x, &sc, false, rgb, h, w, &img, err);
         if (!st)
             st = samc_sam2_encode_tensor(v->x, &img, &sc, &v->cached, err);
         samc_tensor_release(&img);
