@@ -200,7 +200,7 @@ samc_status samc_frames_open_path(const char *path, samc_frames **out, samc_erro
     *out = NULL;
     struct stat sb;
     if (stat(path, &sb))
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot open frames directory or video file: %s", path, strerror(errno));
     return S_ISDIR(sb.st_mode) ? samc_frames_open_dir(path, out, err) : samc_frames_open_video(path, out, err);
 }
 

@@ -126,6 +126,8 @@ samc_status samc_video_out_open(const char *path, int h, int w, double fps, samc
         st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: no RGB to YUV conversion", path);
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp%d", path, (int)getpid());
     int r = 0;
+    if (!st && !(o->oc->url = av_strdup(o->tmp))) /* mp4's faststart pass reopens the file by this name */
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     if (!st && (r = avio_open(&o->oc->pb, o->tmp, AVIO_FLAG_WRITE)) < 0)
         st = av_fail(o, err, "cannot write", r);
     AVDictionary *mux = NULL;
