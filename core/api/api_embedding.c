@@ -46,7 +46,7 @@ void samc_embedding_free(samc_embedding *e)
 {
     if (!e)
         return;
-    samc_sam2_features_release(&e->sam2);
+    samc_frame_features_release(&e->sam2);
     samc_sam3_image_release(&e->sam3);
     free(e);
 }

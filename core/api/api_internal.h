@@ -25,7 +25,7 @@ struct samc_model {
 struct samc_embedding {
     const samc_model *model;
     int h, w;
-    samc_sam2_features sam2;   /* SAMC_FAMILY_SAM2: image_embed, feat_s0, feat_s1 */
+    samc_frame_features sam2;   /* SAMC_FAMILY_SAM2: image_embed, feat_s0, feat_s1 */
     samc_sam3_image sam3;      /* SAMC_FAMILY_SAM3 */
 };
 /* A new empty embedding of `model` (freed with samc_embedding_free). */
@@ -68,8 +68,9 @@ samc_status samc__api_load_legacy(const char *checkpoint, const char *config, co
 void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
 
 samc_exec *samc__predictor_exec(samc_predictor *p);
+const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p);
 /* NULL when no image is set. */
-const samc_sam2_features *samc__predictor_features(const samc_predictor *p);
-const samc_sam2_image_opts *samc__predictor_opts(const samc_predictor *p);
+const samc_frame_features *samc__predictor_features(const samc_predictor *p);
+const samc_sam_image_opts *samc__predictor_opts(const samc_predictor *p);
 
 #endif
