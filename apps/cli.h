@@ -64,6 +64,10 @@ samc_status cli_outputs_png(cli_outputs *o, const char *final, int w, int h, int
  * `where` names the prompt in messages ("--point", "--prompt '0:1:box=..'"). */
 samc_status cli_check_points(const char *where, const float *xy, int n, int w, int h, samc_error *err);
 samc_status cli_check_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* A SAM 3 exemplar box: cli_check_box, and not empty. */
+samc_status cli_check_exemplar_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* Pixels x0,y0,x1,y1 -> Sam3Processor's normalised cx, cy, w, h. */
+void cli_box_cxcywh(const float *box, int w, int h, float out[4]);
 
 /* Progress on stderr (apps/cli_progress.c): "\r" updates on a terminal,
  * plain lines otherwise, nothing with --quiet. */
@@ -102,6 +106,7 @@ int cmd_info(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_amg(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* The bundled demo model, its config and image (fixtures/demo or installed). */
 void cli_demo_paths(char *model, char *config, char *image, size_t n);

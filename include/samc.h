@@ -137,6 +137,9 @@ samc_status samc_write_png(const char *path, const uint8_t *data, int height, in
  * (NULL: "image"). */
 samc_status samc_decode_image(const void *data, size_t n, const char *what, uint8_t **rgb, int *height, int *width,
                               samc_error *err);
+/* The size of an encoded image in memory from its header alone (nothing
+ * decoded): a server refuses an image too large to decode before it does. */
+samc_status samc_probe_image(const void *data, size_t n, const char *what, int *height, int *width, samc_error *err);
 /* An 8-bit PNG (1 or 3 channels) encoded in memory; *png (n bytes) is
  * released with samc_free. */
 samc_status samc_encode_png(const uint8_t *data, int height, int width, int channels, uint8_t **png, size_t *n,

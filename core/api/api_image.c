@@ -59,6 +59,21 @@ samc_status samc_decode_image(const void *data, size_t n, const char *what, uint
     return SAMC_OK;
 }
 
+samc_status samc_probe_image(const void *data, size_t n, const char *what, int *height, int *width, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(data, err);
+    SAMC_API_NEED(height, err);
+    SAMC_API_NEED(width, err);
+    *height = *width = 0;
+    if (!what)
+        what = "image";
+    if (n > (size_t)SAMC_IMAGE_MAX_FILE_BYTES)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: %zu bytes; samc reads images of at most %lld bytes", what, n,
+                         (long long)SAMC_IMAGE_MAX_FILE_BYTES);
+    return samc_image_size_from_memory(data, (int)n, what, width, height, err);
+}
+
 samc_status samc_encode_png(const uint8_t *data, int height, int width, int channels, uint8_t **png, size_t *n,
                             samc_error *err)
 {

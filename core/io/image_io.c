@@ -111,6 +111,21 @@ static int png_empty_first_idat(const uint8_t *b, size_t n)
     return 0;
 }
 
+samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char *what, int *w, int *h,
+                                        samc_error *err)
+{
+    *w = *h = 0;
+    if (!buf || len <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: image file is empty", what);
+    if (is_jpeg(buf, (size_t)len))
+        return samc_jpeg_size_mem(buf, (size_t)len, what, w, h, err);
+    int c = 0;
+    if (pnm_header_overflows(buf, (size_t)len) || psd_with_alpha(buf, (size_t)len) ||
+        png_empty_first_idat(buf, (size_t)len) || !stbi_info_from_memory(buf, len, w, h, &c))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image", what);
+    return check_dims(*w, *h, what, err);
+}
+
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img, samc_error *err)
 {
     memset(img, 0, sizeof *img);

@@ -28,6 +28,9 @@ typedef struct samc_image {
 samc_status samc_image_load(const char *path, samc_image *img, samc_error *err);
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img,
                                    samc_error *err);
+/* The size from the header alone (no pixels decoded), with the same checks. */
+samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char *what, int *w, int *h,
+                                        samc_error *err);
 void samc_image_free(samc_image *img);
 
 /* Encode an 8-bit PNG (comp 1 or 3) in memory; *png is malloc'd. */

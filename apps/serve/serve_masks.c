@@ -1,0 +1,81 @@
+/* serve_masks.c - masks as the server answers them (serve.h): the records
+ * of include/samc_amg.h (COCO RLE as pycocotools' string, area, XYWH box,
+ * stability score) and, when asked, the mask as a base64 PNG. */
+#include <cjson/cJSON.h>
+#include <libavutil/base64.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "core/base/error.h"
+#include "serve.h"
+
+char *serve_base64(const uint8_t *data, size_t n)
+{
+    if (n > (size_t)INT_MAX / 2)
+        return NULL;
+    const size_t size = AV_BASE64_SIZE(n);
+    char *out = malloc(size);
+    if (out && !av_base64_encode(out, (int)size, data, (int)n)) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static samc_status add_png(cJSON *obj, const uint8_t *bin, int h, int w, samc_error *err)
+{
+    const int64_t hw = (int64_t)h * w;
+    uint8_t *gray = malloc((size_t)hw), *png = NULL;
+    if (!gray)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < hw; i++)
+        gray[i] = bin[i] ? 255 : 0;
+    size_t n = 0;
+    samc_status st = samc_encode_png(gray, h, w, 1, &png, &n, err);
+    free(gray);
+    char *b64 = st ? NULL : serve_base64(png, n);
+    samc_free(png);
+    if (!st && !b64)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st)
+        cJSON_AddStringToObject(obj, "png", b64);
+    free(b64);
+    return st;
+}
+
+samc_status serve_mask_json(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, bool png,
+                            samc_error *err)
+{
+    const int64_t hw = (int64_t)h * w;
+    uint8_t *bin = mask ? NULL : malloc((size_t)hw);
+    if (!mask && !bin)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; bin && i < hw; i++)
+        bin[i] = logits[i] > 0.0f; /* mask_threshold 0 */
+    const uint8_t *m = mask ? mask : bin;
+    samc_mask_rle r;
+    samc_status st = samc_mask_rle_encode(m, h, w, &r, err);
+    if (!st) {
+        cJSON_AddNumberToObject(obj, "area", (double)r.area);
+        cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
+        for (int k = 0; k < 4; k++)
+            cJSON_AddItemToArray(b, cJSON_CreateNumber(r.bbox[k]));
+        if (logits) {
+            const float stab = samc_stability_score(logits, h, w, 0.0, 1.0);
+            if (stab == stab)
+                cJSON_AddNumberToObject(obj, "stability_score", stab);
+            else
+                cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
+        }
+        cJSON *rle = cJSON_AddObjectToObject(obj, "rle");
+        cJSON *size = cJSON_AddArrayToObject(rle, "size");
+        cJSON_AddItemToArray(size, cJSON_CreateNumber(h));
+        cJSON_AddItemToArray(size, cJSON_CreateNumber(w));
+        cJSON_AddStringToObject(rle, "counts", r.coco_counts);
+        samc_mask_rle_free(&r);
+    }
+    if (!st && png)
+        st = add_png(obj, m, h, w, err);
+    free(bin);
+    return st;
+}
