@@ -209,7 +209,7 @@ static void test_mask_rle(void **state)
     samc_mask_rle_free(&r);
     assert_int_equal(samc_mask_rle_encode(m, 0, 4, &r, &e), SAMC_ERR_ARG);
     const float logits[4] = {3, 0.5f, -0.5f, -3};
-    assert_true(samc_stability_score(logits, 2, 2, 0.0, 1.0) == 0.5f); /* above 1: one; above -1: two */
+    assert_true(samc_stability_score(logits, 2, 2, 0.0, 1.0) == 1.0f / 3.0f); /* above 1: one; above -1: three */
 }
 
 int main(void)
