@@ -9,6 +9,7 @@ samc.initImage = function () {
   const $ = function (id) { return document.getElementById(id); };
   const st = {id: null, w: 0, h: 0, points: [], box: null, pred: null, results: [], selected: 0, kind: "masks"};
   const stage = new samc.Stage($("image-canvas"), samc.guard(onPrompt));
+  samc.imageState = st;
 
   function enable(on) {
     for (const id of ["clear", "everything", "download-png", "download-json"]) $(id).disabled = !on;
@@ -79,8 +80,8 @@ samc.initImage = function () {
 
   async function open(file) {
     samc.setStatus("uploading and encoding...");
-    const bitmap = await createImageBitmap(file);
     const r = await samc.call("POST", "/v1/images", file, file.type || "application/octet-stream");
+    const bitmap = await createImageBitmap(file);
     Object.assign(st, {id: r.id, w: r.width, h: r.height, points: [], box: null, pred: null, results: []});
     stage.setPicture(bitmap, r.width, r.height);
     enable(true);

@@ -5,7 +5,11 @@
 var samc = window.samc || {};
 window.samc = samc;
 
+samc.stages = {};                  // by "#canvas-id" (tests read the pictures shown)
+
 samc.Stage = function (canvas, onPrompt) {
+  samc.stages["#" + canvas.id] = this;
+  window.addEventListener("resize", () => { if (this.picture) this.fit(); });
   this.canvas = canvas;
   this.ctx = canvas.getContext("2d", {willReadFrequently: true});
   this.picture = null;             // an ImageBitmap or <img>
@@ -53,7 +57,17 @@ samc.Stage.prototype.setPicture = function (picture, w, h) {
   this.w = this.canvas.width = w;
   this.h = this.canvas.height = h;
   this.masks = []; this.points = []; this.box = null;
+  this.fit();
   this.redraw();
+};
+
+// Shown as large as the page allows (small pictures scaled up), aspect kept.
+samc.Stage.prototype.fit = function () {
+  const area = this.canvas.parentElement.getBoundingClientRect();
+  const room = window.innerHeight - area.top - 48;
+  const s = Math.min(area.width / this.w, Math.max(120, room) / this.h);
+  this.canvas.style.width = Math.floor(this.w * s) + "px";
+  this.canvas.style.height = Math.floor(this.h * s) + "px";
 };
 
 // The picture, the masks, the prompt markers, and a box being dragged.

@@ -9,6 +9,7 @@ samc.initVideo = function () {
   const $ = function (id) { return document.getElementById(id); };
   const st = {id: null, frames: 0, w: 0, h: 0, t: 0, masks: {}, prompts: {}, pictures: {}, running: false};
   const stage = new samc.Stage($("video-canvas"), samc.guard(onPrompt));
+  samc.videoState = st;
 
   function enable() {
     const on = st.id !== null && !st.running;
