@@ -55,10 +55,10 @@ static void queue(serve_req *rq, int status, struct MHD_Response *r, const char 
                                 "script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, serve_route_methods(rq->route.id));
-    MHD_queue_response(rq->conn, (unsigned)status, r);
+    const enum MHD_Result q = MHD_queue_response(rq->conn, (unsigned)status, r);
     MHD_destroy_response(r);
     rq->status = status;
-    s->replied = true;
+    s->replied = q == MHD_YES;
 }
 
 void serve_reply_bytes(serve_req *rq, int status, const char *type, void *data, size_t n, void (*release)(void *))
@@ -208,15 +208,13 @@ static void begin(req_state *s)
         serve_reply_error(rq, 400, "cannot read the multipart body");
 }
 
-static void take_upload(req_state *s, const char *data, size_t n)
+/* Body bytes as they come. A body that grows past the limit without having
+ * declared its length (chunked) cannot be answered before it ends
+ * (libmicrohttpd queues replies only before or after the body), and is not
+ * read to its end either: false closes the connection. */
+static bool take_upload(req_state *s, const char *data, size_t n)
 {
-    const bool ok = s->pp ? MHD_post_process(s->pp, data, n) == MHD_YES : append(s, data, n);
-    if (ok)
-        return;
-    if (s->n + n > s->limit || s->pp)
-        serve_reply_error(&s->pub, 413, "the body is larger than the %zu bytes this request takes", s->limit);
-    else
-        serve_reply_error(&s->pub, 503, "out of memory");
+    return s->pp ? MHD_post_process(s->pp, data, n) == MHD_YES : append(s, data, n);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -233,10 +231,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_n) {
-        if (!s->replied)
-            take_upload(s, upload, *upload_n);
+        const bool ok = s->replied || take_upload(s, upload, *upload_n);
         *upload_n = 0;
-        return MHD_YES;
+        return ok ? MHD_YES : MHD_NO;
     }
     if (s->replied)
         return MHD_YES;

@@ -121,8 +121,10 @@ samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char 
         return samc_jpeg_size_mem(buf, (size_t)len, what, w, h, err);
     int c = 0;
     if (pnm_header_overflows(buf, (size_t)len) || psd_with_alpha(buf, (size_t)len) ||
-        png_empty_first_idat(buf, (size_t)len) || !stbi_info_from_memory(buf, len, w, h, &c))
+        png_empty_first_idat(buf, (size_t)len))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image", what);
+    if (!stbi_info_from_memory(buf, len, w, h, &c))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", what, stbi_failure_reason());
     return check_dims(*w, *h, what, err);
 }
 
