@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages samc builds and tests with (docs/dependencies.md says why each).
-# --fuzz adds clang with libFuzzer and OpenMP for the fuzz harnesses (fuzz/,
-# docs/hostile_input.md).
+#   --fuzz  clang with libFuzzer and OpenMP for the fuzz harnesses (fuzz/,
+#           docs/hostile_input.md)
+#   --web   Chromium and Node.js, and playwright-core from the npm registry
+#           (tests/web/package-lock.json), for the browser test of samc serve's
+#           page (tests/web/browser_test.mjs); about 300 MB, so only on request
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -10,7 +13,20 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config \
   libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev \
-  libutf8proc-dev zlib1g-dev >/dev/null
-if [ "${1:-}" = "--fuzz" ]; then
-  $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-dev libomp-dev unzip >/dev/null
-fi
+  libutf8proc-dev zlib1g-dev libpng-dev \
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
+  libmicrohttpd-dev curl >/dev/null
+for flag in "$@"; do
+  case $flag in
+    --fuzz)
+      $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-dev libomp-dev unzip >/dev/null ;;
+    --web)
+      command -v node >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends nodejs >/dev/null
+      command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
+      $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+      (cd "$(dirname "$0")/../tests/web" && npm ci --no-audit --no-fund --loglevel=error) ;;
+    *)
+      echo "install_deps.sh: unknown flag $flag (--fuzz, --web)" >&2
+      exit 2 ;;
+  esac
+done
