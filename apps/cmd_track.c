@@ -243,7 +243,7 @@ static samc_status write_frame(track_run *r, const samc_frame_masks *m, const ch
     if (!st)
         st = cli_write_png_atomic(path, m->width, m->height, 3, over, r->err);
     if (!st)
-        st = track_video_add(&r->video, over, m->height, m->width, r->err);
+        st = track_video_add(&r->video, over, r->err);
     snprintf(path, sizeof path, "%s/palette", r->a->out);
     if (!st && r->a->palette_png)
         st = track_palette_png(path, stem, m, r->err);
@@ -435,14 +435,15 @@ int cmd_track(int argc, char **argv)
         st = check_frames_decode(r.frames, &err);
     if (!st)
         st = prepare_outputs(&r, &err);
+    if (!st) /* a bad --out-video name fails before the model loads */
+        st = track_video_open(&r.video, a.out_video, samc_frames_height(r.frames), samc_frames_width(r.frames),
+                              samc_frames_video_file(r.frames) ? samc_video_file_fps(samc_frames_video_file(r.frames)) : 0,
+                              &err);
     if (!st)
         st = load_tracker(&a, &mdl, &t, &err);
     r.t = t;
     if (!st)
         st = samc_tracker_open_video(t, a.frames, &err);
-    samc_video_info vi = {0};
-    if (!st && !(st = samc_tracker_video_info(t, &vi, &err)))
-        r.video = (track_video){.path = a.out_video, .fps = vi.fps};
     if (!st)
         st = add_prompts(t, &a, &err);
     r.json_frames = cJSON_CreateArray();

@@ -15,17 +15,17 @@
  * put_per_obj_mask writes ids in decreasing order). */
 samc_status track_palette_png(const char *dir, const char *stem, const samc_frame_masks *m, samc_error *err);
 
-/* The overlay video: opened with the first frame (its size, `fps`), one
- * frame added per tracked frame in the order they are tracked. */
+/* The overlay video: opened before the model loads (a bad file name fails
+ * at once), one frame added per tracked frame in the order they are tracked. */
 typedef struct track_video {
-    const char *path;          /* NULL: not asked for */
-    double fps;
-    samc_video_writer *w;
+    samc_video_writer *w;      /* NULL: not asked for */
+    int frames;
 } track_video;
 
-samc_status track_video_add(track_video *v, const uint8_t *rgb, int h, int w, samc_error *err);
+samc_status track_video_open(track_video *v, const char *path, int h, int w, double fps, samc_error *err);
+samc_status track_video_add(track_video *v, const uint8_t *rgb, samc_error *err);
 /* Finish the file with the frames added (a run that stopped early keeps
- * them); nothing is written when no frame was added. */
+ * them); nothing is left on disk when no frame was added. */
 samc_status track_video_close(track_video *v, samc_error *err);
 
 #endif

@@ -34,17 +34,26 @@ samc_status track_palette_png(const char *dir, const char *stem, const samc_fram
     return st;
 }
 
-samc_status track_video_add(track_video *v, const uint8_t *rgb, int h, int w, samc_error *err)
+samc_status track_video_open(track_video *v, const char *path, int h, int w, double fps, samc_error *err)
 {
-    if (!v->path)
-        return SAMC_OK;
-    samc_status st = v->w ? SAMC_OK : samc_video_writer_open(v->path, h, w, v->fps, &v->w, err);
-    return st ? st : samc_video_writer_add(v->w, rgb, err);
+    *v = (track_video){0};
+    return path ? samc_video_writer_open(path, h, w, fps, &v->w, err) : SAMC_OK;
+}
+
+samc_status track_video_add(track_video *v, const uint8_t *rgb, samc_error *err)
+{
+    samc_status st = v->w ? samc_video_writer_add(v->w, rgb, err) : SAMC_OK;
+    v->frames += v->w && !st;
+    return st;
 }
 
 samc_status track_video_close(track_video *v, samc_error *err)
 {
-    samc_status st = v->w ? samc_video_writer_close(v->w, err) : SAMC_OK;
+    samc_status st = SAMC_OK;
+    if (v->w && v->frames)
+        st = samc_video_writer_close(v->w, err);
+    else
+        samc_video_writer_abort(v->w);
     v->w = NULL;
     return st;
 }

@@ -183,6 +183,22 @@ static bool is_multipart(struct MHD_Connection *c)
     return ct && !strncasecmp(ct, "multipart/form-data", 19);
 }
 
+/* `method` is one of the ", "-separated names in `methods`. */
+static bool method_allowed(const char *methods, const char *method)
+{
+    const size_t n = strlen(method);
+    for (const char *p = methods; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t k = end ? (size_t)(end - p) : strlen(p);
+        if (k == n && !strncmp(p, method, n))
+            return true;
+        p += k;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return false;
+}
+
 /* First call of a request: its route, method and declared length. */
 static void begin(req_state *s)
 {
@@ -192,7 +208,7 @@ static void begin(req_state *s)
         serve_reply_error(rq, 404, "no such resource");
         return;
     }
-    if (!strstr(serve_route_methods(id), rq->method)) {
+    if (!method_allowed(serve_route_methods(id), rq->method)) {
         serve_reply_error(rq, 405, "%s takes %s", serve_route_name(id), serve_route_methods(id));
         return;
     }
@@ -200,7 +216,10 @@ static void begin(req_state *s)
     const char *cl = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     const unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
     if (declared > s->limit) {
-        serve_reply_error(rq, 413, "the body is %llu bytes; this request takes at most %zu", declared, s->limit);
+        if (!s->limit)
+            serve_reply_error(rq, 413, "%s takes no body", serve_route_name(id));
+        else
+            serve_reply_error(rq, 413, "the body is %llu bytes; this request takes at most %zu", declared, s->limit);
         return;
     }
     if ((id == R_IMAGES || id == R_VIDEOS) && is_multipart(rq->conn) &&

@@ -162,7 +162,7 @@ bool serve_videos_remove(serve_videos *vs, const char *id)
         if (!strcmp(vs->v[i]->id, id))
             at = i;
     if (at >= 0) {
-        vs->v[at]->cancel = true; /* a running propagation stops at its next frame */
+        serve_video_cancel(vs->v[at]); /* a running propagation stops at its next frame */
         drop_at(vs, at);
     }
     pthread_mutex_unlock(&vs->mu);
@@ -457,7 +457,10 @@ typedef struct prop_job {
 static samc_status on_frame(void *user, const samc_frame_masks *m)
 {
     serve_video *v = user;
-    if (v->cancel)
+    pthread_mutex_lock(&v->mu);
+    const bool cancelled = v->cancel;
+    pthread_mutex_unlock(&v->mu);
+    if (cancelled)
         return SAMC_ERR_ARG;
     frame_masks fm = {0};
     samc_error e = {0};
