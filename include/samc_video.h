@@ -38,6 +38,9 @@ samc_status samc_video_reader_open(const char *path, samc_video_reader **out, sa
  * is freed); `what` names them in messages (NULL: "video"). */
 samc_status samc_video_reader_open_memory(const void *data, size_t n, const char *what, samc_video_reader **out,
                                           samc_error *err);
+/* T frames of h x w RGB in memory (copied). */
+samc_status samc_video_reader_open_frames(const uint8_t *rgb, int T, int h, int w, samc_video_reader **out,
+                                          samc_error *err);
 /* Valid while the reader lives. */
 samc_status samc_video_reader_info(const samc_video_reader *r, samc_video_info *out, samc_error *err);
 /* Frame t, RGB (height*width*3), owned by the reader, valid until its next call. */

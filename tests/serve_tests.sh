@@ -70,6 +70,10 @@ req video_prompt_outside 400 'is outside the 144x96 image' -X POST -d '{"frame":
 req video_reset 200 '"frames_with_masks":0' -X POST "$BASE/v1/videos/$VID/reset"
 req video_delete 204 '' -X DELETE "$BASE/v1/videos/$VID"
 req video_deleted 404 'unknown video id' "$BASE/v1/videos/$VID"
+FR="$SRC/fixtures/video/tiny_v1_sam21_s128_frames"
+req video_frames_upload 201 '"frames":5' $(for i in 0 1 2 3 4; do echo "-F f$i=@$FR/0000$i.jpg"; done) "$BASE/v1/videos"
+req video_frames_sizes 400 'frame 1 of the upload is 320x240 but frame 0 is 144x96' -F "a=@$FR/00000.jpg" \
+  -F "b=@$SRC/fixtures/demo/demo.png" "$BASE/v1/videos"
 req video_garbage 400 'cannot open as a video' -X POST --data-binary @"$SRC/CMakeLists.txt" "$BASE/v1/videos"
 head -c 2500 "$SRC/fixtures/video/clip_v1.mp4" >"$TMP/cut.mp4"
 req video_truncated 400 'video' -X POST --data-binary @"$TMP/cut.mp4" "$BASE/v1/videos"

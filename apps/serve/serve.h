@@ -100,6 +100,8 @@ typedef struct serve_store_stats {
     int64_t hits, misses, evictions, images, bytes, budget;
 } serve_store_stats;
 
+/* A new random id (the kernel's generator: ids are not guessable). */
+void serve_new_id(char id[SERVE_ID_LEN + 1]);
 samc_status serve_store_new(size_t budget, serve_store **out, samc_error *err);
 void serve_store_free(serve_store *s);
 /* Takes rgb (malloc'd); *id: the new image's id. */
@@ -273,6 +275,10 @@ int serve_videos_count(serve_videos *vs);
 /* A new session on the uploaded bytes (taken: freed with the session);
  * *id: its id. */
 samc_status serve_videos_add(serve_server *srv, uint8_t *bytes, size_t n, char id[SERVE_ID_LEN + 1], samc_error *err);
+/* The same on decoded frames (T of h x w RGB, taken: freed), in the order
+ * uploaded. */
+samc_status serve_videos_add_frames(serve_server *srv, uint8_t *rgb, int T, int h, int w, char id[SERVE_ID_LEN + 1],
+                                    samc_error *err);
 serve_video *serve_videos_get(serve_videos *vs, const char *id);
 void serve_videos_put(serve_videos *vs, serve_video *v);
 bool serve_videos_remove(serve_videos *vs, const char *id);

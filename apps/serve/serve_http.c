@@ -22,7 +22,10 @@ typedef struct req_state {
     size_t n, cap, limit;
     struct MHD_PostProcessor *pp;  /* multipart upload */
     bool replied;                  /* a reply is queued */
-    bool file_seen;                /* multipart: the file part began */
+    bool file_seen;                /* multipart: a file part began */
+    bool skipping;                 /* multipart: the current part is not taken */
+    size_t *parts;                 /* multipart video upload: where each file part starts in buf */
+    int n_parts, cap_parts;
 } req_state;
 
 typedef void (*handler_fn)(serve_req *rq);
@@ -114,6 +117,13 @@ void serve_reply_stream(serve_req *rq, const char *type, MHD_ContentReaderCallba
     queue(rq, 200, r, type);
 }
 
+int serve_body_parts(serve_req *rq, const size_t **starts)
+{
+    req_state *s = (req_state *)rq;
+    *starts = s->parts;
+    return s->n_parts;
+}
+
 uint8_t *serve_take_body(serve_req *rq, size_t *n)
 {
     req_state *s = (req_state *)rq;
@@ -161,7 +171,24 @@ static bool append(req_state *s, const char *data, size_t n)
     return true;
 }
 
-/* Multipart: the first part with a file name is the upload; other fields are ignored. */
+/* Where a new file part starts (a video upload's frames). */
+static bool new_part(req_state *s)
+{
+    if (s->n_parts == SERVE_MAX_PARTS)
+        return false;
+    if (s->n_parts == s->cap_parts) {
+        const int cap = s->cap_parts ? 2 * s->cap_parts : 64;
+        size_t *p = realloc(s->parts, (size_t)cap * sizeof *p);
+        if (!p)
+            return false;
+        s->parts = p, s->cap_parts = cap;
+    }
+    s->parts[s->n_parts++] = s->n;
+    return true;
+}
+
+/* Multipart: the parts with a file name are the upload (an image upload
+ * takes the first, a video upload every one: frames); other fields are ignored. */
 static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
                                const char *content_type, const char *encoding, const char *data, uint64_t off,
                                size_t size)
@@ -169,12 +196,13 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
     req_state *s = cls;
     if (!filename)
         return MHD_YES;
-    if (off == 0) {
-        if (s->file_seen) /* a second file: only one is taken */
-            return MHD_YES;
+    if (off == 0) { /* a new file part */
+        s->skipping = s->file_seen && s->pub.route.id != R_VIDEOS;
         s->file_seen = true;
+        if (!s->skipping && !new_part(s))
+            return MHD_NO;
     }
-    return append(s, data, size) ? MHD_YES : MHD_NO;
+    return s->skipping || append(s, data, size) ? MHD_YES : MHD_NO;
 }
 
 static bool is_multipart(struct MHD_Connection *c)
@@ -276,6 +304,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
     serve_metrics_record(srv->metrics, s->pub.route.id, s->replied ? s->pub.status : 499, serve_now() - s->pub.t0);
     if (s->pp)
         MHD_destroy_post_processor(s->pp);
+    free(s->parts);
     free(s->buf);
     free(s);
     *con_cls = NULL;

@@ -19,6 +19,10 @@ typedef struct serve_req {
     int status;                    /* the reply's HTTP status (metrics) */
 } serve_req;
 
+/* A multipart upload's file parts: *starts[i] is where part i begins in the
+ * body, the next part's start (or body_n) where it ends; 0 for a plain body. */
+#define SERVE_MAX_PARTS 100000
+int serve_body_parts(serve_req *rq, const size_t **starts);
 /* The body's buffer, taken from the request (freed with free); NULL when empty. */
 uint8_t *serve_take_body(serve_req *rq, size_t *n);
 /* A query parameter ("?format=json"), or NULL. */

@@ -126,7 +126,7 @@ static void evict(serve_store *s)
     }
 }
 
-static void new_id(char id[SERVE_ID_LEN + 1])
+void serve_new_id(char id[SERVE_ID_LEN + 1])
 {
     uint8_t r[SERVE_ID_LEN / 2];
     size_t got = 0;
@@ -149,7 +149,7 @@ samc_status serve_store_add(serve_store *s, uint8_t *rgb, int h, int w, char id[
     img->rgb = rgb, img->h = h, img->w = w;
     for (int i = 0; i < SERVE_KEEP_LOWRES; i++)
         img->kept[i].pred = -1;
-    new_id(img->id);
+    serve_new_id(img->id);
     pthread_mutex_lock(&s->mu);
     if (s->n == s->cap) {
         const int cap = s->cap ? 2 * s->cap : 64;

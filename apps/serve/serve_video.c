@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "core/base/error.h"
@@ -204,16 +203,28 @@ static void on_progress(void *user, const char *what, int done, int total)
     pthread_mutex_unlock(&v->mu);
 }
 
-static samc_status open_video(serve_server *srv, serve_video *v, samc_error *err)
+/* A session's frames: the uploaded file (read in place), or decoded frames
+ * (copied into the tracker and the reader). */
+typedef struct video_source {
+    const uint8_t *rgb;
+    int T, h, w;
+} video_source;
+
+static samc_status open_video(serve_server *srv, serve_video *v, const video_source *src, samc_error *err)
 {
     samc_tracker_params tp = samc_tracker_default_params();
     tp.impl = srv->cfg.impl, tp.n_threads = serve_pool_threads(srv->pool);
     tp.progress = on_progress, tp.progress_user = v;
     samc_status st = samc_tracker_new(srv->sam2, &tp, &v->tracker, err);
+    if (!st && src->rgb && src->T > srv->cfg.max_video_frames)
+        st = samc_fail(err, SAMC_ERR_ARG, "%d frames; this server takes at most %d (--max-video-frames)", src->T,
+                       srv->cfg.max_video_frames);
     if (!st)
-        st = samc_tracker_open_video_memory(v->tracker, v->bytes, v->n, err);
+        st = src->rgb ? samc_tracker_open_frames(v->tracker, src->rgb, src->T, src->h, src->w, err)
+                      : samc_tracker_open_video_memory(v->tracker, v->bytes, v->n, err);
     if (!st)
-        st = samc_video_reader_open_memory(v->bytes, v->n, "the uploaded video", &v->reader, err);
+        st = src->rgb ? samc_video_reader_open_frames(src->rgb, src->T, src->h, src->w, &v->reader, err)
+                      : samc_video_reader_open_memory(v->bytes, v->n, "the uploaded video", &v->reader, err);
     if (!st)
         st = samc_video_reader_info(v->reader, &v->info, err);
     if (!st && v->info.frames > srv->cfg.max_video_frames)
@@ -225,26 +236,16 @@ static samc_status open_video(serve_server *srv, serve_video *v, samc_error *err
     return st;
 }
 
-samc_status serve_videos_add(serve_server *srv, uint8_t *bytes, size_t n, char id[SERVE_ID_LEN + 1], samc_error *err)
+/* A new session v (taken: freed on failure) in the table. */
+static samc_status add_session(serve_server *srv, serve_video *v, const video_source *src, char id[SERVE_ID_LEN + 1],
+                               samc_error *err)
 {
-    serve_video *v = calloc(1, sizeof *v);
-    if (!v) {
-        free(bytes);
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    }
-    v->bytes = bytes, v->n = n, v->ended = true;
+    v->ended = true;
     pthread_mutex_init(&v->mu, NULL);
     pthread_mutex_init(&v->read_mu, NULL);
     pthread_cond_init(&v->changed, NULL);
-    uint8_t r[SERVE_ID_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof r) {
-        const ssize_t k = getrandom(r + got, sizeof r - got, 0);
-        got += k > 0 ? (size_t)k : 0;
-    }
-    for (size_t i = 0; i < sizeof r; i++)
-        snprintf(v->id + 2 * i, 3, "%02x", r[i]);
-    samc_status st = open_video(srv, v, err);
+    serve_new_id(v->id);
+    samc_status st = open_video(srv, v, src, err);
     serve_videos *vs = srv->videos;
     pthread_mutex_lock(&vs->mu);
     if (!st && !make_room(vs))
@@ -257,6 +258,28 @@ samc_status serve_videos_add(serve_server *srv, uint8_t *bytes, size_t n, char i
     pthread_mutex_unlock(&vs->mu);
     if (st)
         video_free(v);
+    return st;
+}
+
+samc_status serve_videos_add(serve_server *srv, uint8_t *bytes, size_t n, char id[SERVE_ID_LEN + 1], samc_error *err)
+{
+    serve_video *v = calloc(1, sizeof *v);
+    if (!v) {
+        free(bytes);
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    }
+    v->bytes = bytes, v->n = n;
+    const video_source src = {0};
+    return add_session(srv, v, &src, id, err);
+}
+
+samc_status serve_videos_add_frames(serve_server *srv, uint8_t *rgb, int T, int h, int w, char id[SERVE_ID_LEN + 1],
+                                    samc_error *err)
+{
+    serve_video *v = calloc(1, sizeof *v);
+    const video_source src = {.rgb = rgb, .T = T, .h = h, .w = w};
+    samc_status st = v ? add_session(srv, v, &src, id, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    free(rgb);
     return st;
 }
 

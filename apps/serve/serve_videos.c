@@ -29,6 +29,48 @@ static bool route_frame(serve_req *rq, const serve_video *v)
     return false;
 }
 
+/* A multipart upload of several images: the frames in the order sent,
+ * decoded, all one size, each within the image limits, all together within
+ * twice --max-video-mb. */
+static samc_status decode_frames(serve_req *rq, const size_t *starts, int n, uint8_t **out, int *h, int *w,
+                                 samc_error *err)
+{
+    const serve_config *c = &rq->srv->cfg;
+    uint8_t *all = NULL;
+    samc_status st = SAMC_OK;
+    for (int i = 0; !st && i < n; i++) {
+        const uint8_t *data = rq->body + starts[i];
+        const size_t len = (i + 1 < n ? starts[i + 1] : rq->body_n) - starts[i];
+        char what[64];
+        snprintf(what, sizeof what, "frame %d of the upload", i);
+        int fh = 0, fw = 0;
+        uint8_t *rgb = NULL;
+        st = samc_probe_image(data, len, what, &fh, &fw, err);
+        if (!st && (int64_t)fh * fw > c->max_image_pixels)
+            st = samc_fail(err, SAMC_ERR_ARG, "%s is %dx%d; this server takes at most %lld pixels", what, fw, fh,
+                           (long long)c->max_image_pixels);
+        if (!st && i == 0) {
+            *h = fh, *w = fw;
+            if ((double)n * fh * fw * 3 > 2.0 * (double)c->max_video_bytes)
+                st = samc_fail(err, SAMC_ERR_ARG, "%d frames of %dx%d are more than this server decodes (%zu MiB)", n, fw,
+                               fh, 2 * c->max_video_bytes >> 20);
+            else if (!(all = malloc((size_t)n * fh * fw * 3)))
+                st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        } else if (!st && (fh != *h || fw != *w)) {
+            st = samc_fail(err, SAMC_ERR_ARG, "%s is %dx%d but frame 0 is %dx%d", what, fw, fh, *w, *h);
+        }
+        if (!st)
+            st = samc_decode_image(data, len, what, &rgb, &fh, &fw, err);
+        if (!st)
+            memcpy(all + (size_t)i * fh * fw * 3, rgb, (size_t)fh * fw * 3);
+        samc_free(rgb);
+    }
+    if (st)
+        free(all), all = NULL;
+    *out = all;
+    return st;
+}
+
 void serve_on_upload_video(serve_req *rq)
 {
     serve_server *srv = rq->srv;
@@ -36,16 +78,28 @@ void serve_on_upload_video(serve_req *rq)
         serve_reply_error(rq, 400, "videos need a SAM 2 model; this server was started without one (--model)");
         return;
     }
-    size_t n = 0;
-    uint8_t *bytes = serve_take_body(rq, &n);
-    if (!n) {
-        free(bytes);
-        serve_reply_error(rq, 400, "no video: send the file as the body, or as the file part of a multipart form");
-        return;
-    }
     samc_error err = {0};
     char id[SERVE_ID_LEN + 1];
-    samc_status st = serve_videos_add(srv, bytes, n, id, &err);
+    samc_status st;
+    const size_t *starts = NULL;
+    const int parts = serve_body_parts(rq, &starts);
+    if (parts > 1) { /* frames: images as the file parts of a multipart form */
+        uint8_t *rgb = NULL;
+        int h = 0, w = 0;
+        st = decode_frames(rq, starts, parts, &rgb, &h, &w, &err);
+        if (!st)
+            st = serve_videos_add_frames(srv, rgb, parts, h, w, id, &err);
+    } else {
+        size_t n = 0;
+        uint8_t *bytes = serve_take_body(rq, &n);
+        if (!n) {
+            free(bytes);
+            serve_reply_error(rq, 400, "no video: send the file as the body, a file part of a multipart form, or the "
+                              "frames as several file parts");
+            return;
+        }
+        st = serve_videos_add(srv, bytes, n, id, &err);
+    }
     serve_video *v = st ? NULL : serve_videos_get(srv->videos, id);
     if (!v) {
         serve_reply_failure(rq, st ? st : SAMC_ERR_NOMEM, &err);

@@ -63,6 +63,18 @@ samc_status samc_video_reader_open_memory(const void *data, size_t n, const char
     return reader_of(st, f, out, err);
 }
 
+samc_status samc_video_reader_open_frames(const uint8_t *rgb, int T, int h, int w, samc_video_reader **out,
+                                          samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    SAMC_API_NEED(rgb, err);
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_from_memory(rgb, T, h, w, &f, err);
+    return reader_of(st, f, out, err);
+}
+
 samc_status samc_video_reader_info(const samc_video_reader *r, samc_video_info *out, samc_error *err)
 {
     SAMC_API_ENTER(err);
