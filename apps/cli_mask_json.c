@@ -30,15 +30,8 @@ cJSON *cli_mask_entry(cJSON *arr, int k)
 
 samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err)
 {
-    const int64_t hw = (int64_t)h * w;
-    uint8_t *bin = malloc((size_t)hw);
-    if (!bin)
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < hw; i++)
-        bin[i] = logits[i] > 0.0f; /* mask_threshold 0 */
     samc_mask_rle r;
-    samc_status st = samc_mask_rle_encode(bin, h, w, &r, err);
-    free(bin);
+    samc_status st = samc_mask_rle_encode_logits(logits, h, w, 0.0, &r, err); /* mask_threshold 0 */
     if (st)
         return st;
     cJSON_AddNumberToObject(obj, "area", (double)r.area);

@@ -82,6 +82,10 @@ typedef struct samc_mask_rle {
 
 /* The records of a height x width mask (row-major, nonzero = in). */
 samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
+/* The same for the mask logits > mask_threshold (0 for a predictor's
+ * masks), without building the mask first. */
+samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
+                                        samc_mask_rle *out, samc_error *err);
 void samc_mask_rle_free(samc_mask_rle *r);
 /* calculate_stability_score of one plane of logits: the pixels above
  * threshold + offset over those above threshold - offset (NaN when none is

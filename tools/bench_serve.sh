@@ -41,5 +41,5 @@ OMP_NUM_THREADS=$THREADS "$BUILD/samc" serve --model "$CKPT" --port 0 --port-fil
 SERVER=$!
 for _ in $(seq 600); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 "$BUILD/tests/serve_load" --port "$(cat "$TMP/port")" --image "$TMP/photo.png" --clients 1 --requests "$REQUESTS" \
-  --prompts "$PROMPTS" --max-growth-mb 64 --json "$TMP/result.json"
+  --prompts "$PROMPTS" --max-growth-mb 64 --seconds 900 --json "$TMP/result.json"
 cat "$TMP/result.json"

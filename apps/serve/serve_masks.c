@@ -46,36 +46,37 @@ static samc_status add_png(cJSON *obj, const uint8_t *bin, int h, int w, samc_er
 samc_status serve_mask_json(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, bool png,
                             samc_error *err)
 {
+    samc_mask_rle r;
+    samc_status st = mask ? samc_mask_rle_encode(mask, h, w, &r, err)
+                          : samc_mask_rle_encode_logits(logits, h, w, 0.0, &r, err); /* mask_threshold 0 */
+    if (st)
+        return st;
+    cJSON_AddNumberToObject(obj, "area", (double)r.area);
+    cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
+    for (int k = 0; k < 4; k++)
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(r.bbox[k]));
+    if (logits) {
+        const float stab = samc_stability_score(logits, h, w, 0.0, 1.0);
+        if (stab == stab)
+            cJSON_AddNumberToObject(obj, "stability_score", stab);
+        else
+            cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
+    }
+    cJSON *rle = cJSON_AddObjectToObject(obj, "rle");
+    cJSON *size = cJSON_AddArrayToObject(rle, "size");
+    cJSON_AddItemToArray(size, cJSON_CreateNumber(h));
+    cJSON_AddItemToArray(size, cJSON_CreateNumber(w));
+    cJSON_AddStringToObject(rle, "counts", r.coco_counts);
+    samc_mask_rle_free(&r);
+    if (!png)
+        return SAMC_OK;
     const int64_t hw = (int64_t)h * w;
     uint8_t *bin = mask ? NULL : malloc((size_t)hw);
     if (!mask && !bin)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; bin && i < hw; i++)
-        bin[i] = logits[i] > 0.0f; /* mask_threshold 0 */
-    const uint8_t *m = mask ? mask : bin;
-    samc_mask_rle r;
-    samc_status st = samc_mask_rle_encode(m, h, w, &r, err);
-    if (!st) {
-        cJSON_AddNumberToObject(obj, "area", (double)r.area);
-        cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
-        for (int k = 0; k < 4; k++)
-            cJSON_AddItemToArray(b, cJSON_CreateNumber(r.bbox[k]));
-        if (logits) {
-            const float stab = samc_stability_score(logits, h, w, 0.0, 1.0);
-            if (stab == stab)
-                cJSON_AddNumberToObject(obj, "stability_score", stab);
-            else
-                cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
-        }
-        cJSON *rle = cJSON_AddObjectToObject(obj, "rle");
-        cJSON *size = cJSON_AddArrayToObject(rle, "size");
-        cJSON_AddItemToArray(size, cJSON_CreateNumber(h));
-        cJSON_AddItemToArray(size, cJSON_CreateNumber(w));
-        cJSON_AddStringToObject(rle, "counts", r.coco_counts);
-        samc_mask_rle_free(&r);
-    }
-    if (!st && png)
-        st = add_png(obj, m, h, w, err);
+        bin[i] = logits[i] > 0.0f;
+    st = add_png(obj, mask ? mask : bin, h, w, err);
     free(bin);
     return st;
 }

@@ -290,17 +290,12 @@ static samc_status to_masks(const samc_frame_masks *m, frame_masks *out, samc_er
 {
     const int64_t hw = (int64_t)m->height * m->width;
     out->n = 0;
-    uint8_t *bin = malloc((size_t)hw);
-    if (!bin || !(out->m = calloc((size_t)(m->n_obj ? m->n_obj : 1), sizeof *out->m))) {
-        free(bin);
+    if (!(out->m = calloc((size_t)(m->n_obj ? m->n_obj : 1), sizeof *out->m)))
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    }
     samc_status st = SAMC_OK;
     for (int k = 0; !st && k < m->n_obj; k++) {
-        for (int64_t i = 0; i < hw; i++)
-            bin[i] = m->logits[k * hw + i] > 0.0f;
         samc_mask_rle r;
-        if ((st = samc_mask_rle_encode(bin, m->height, m->width, &r, err)))
+        if ((st = samc_mask_rle_encode_logits(m->logits + k * hw, m->height, m->width, 0.0, &r, err)))
             break;
         serve_obj_mask *o = &out->m[out->n++];
         *o = (serve_obj_mask){.obj_id = m->obj_ids[k], .object_score = m->object_scores[k], .area = r.area,
@@ -309,7 +304,6 @@ static samc_status to_masks(const samc_frame_masks *m, frame_masks *out, samc_er
         r.coco_counts = NULL; /* taken */
         samc_mask_rle_free(&r);
     }
-    free(bin);
     if (st)
         masks_clear(out);
     return st;
