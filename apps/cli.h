@@ -97,6 +97,12 @@ cJSON *cli_mask_entry(cJSON *arr, int k);
 /* "points": [[x,y,label],...], "box": [x0,y0,x1,y1] of a prompt. */
 void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box);
 
+/* Process settings of the commands that run the model many times
+ * (apps/cli_tuning.c): re-execute with OMP_WAIT_POLICY=PASSIVE unless it is
+ * set (idle OpenMP threads do not spin), and keep freed memory for reuse. */
+void cli_passive_wait_policy(int argc, char **argv);
+void cli_keep_freed_memory(void);
+
 /* The usage text of a command (samc_main.c), for `samc CMD --help`. */
 void cli_usage(const char *cmd, void *file);
 

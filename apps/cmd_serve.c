@@ -153,6 +153,8 @@ int cmd_serve(int argc, char **argv)
     serve_server srv = {0};
     samc_model *owned[2] = {NULL, NULL};
     struct MHD_Daemon *d = NULL;
+    cli_passive_wait_policy(argc, argv); /* idle workers must not spin; the same as samc bench */
+    cli_keep_freed_memory();             /* each reply's mask buffers reuse memory, no page faults */
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
