@@ -206,15 +206,17 @@ static int cmp_double(const void *a, const void *b)
 
 static double pct(const double *v, int n, double q) { return n ? v[(int)(q * (n - 1) + 0.5)] : NAN; }
 
-static double resident_mb(conn *c)
+/* The server's resident memory (MiB) and CPU time (s), from /metrics. */
+static void server_usage(conn *c, double *mb, double *cpu)
 {
+    *mb = *cpu = NAN;
     if (request(c, "GET", "/metrics?format=json", "text/plain", "", 0) != 200)
-        return NAN;
+        return;
     cJSON *o = cJSON_Parse(c->buf);
-    const cJSON *r = cJSON_GetObjectItem(o, "resident_bytes");
-    const double mb = cJSON_IsNumber(r) ? r->valuedouble / (1 << 20) : NAN;
+    const cJSON *r = cJSON_GetObjectItem(o, "resident_bytes"), *t = cJSON_GetObjectItem(o, "cpu_seconds");
+    *mb = cJSON_IsNumber(r) ? r->valuedouble / (1 << 20) : NAN;
+    *cpu = cJSON_IsNumber(t) ? t->valuedouble : NAN;
     cJSON_Delete(o);
-    return mb;
 }
 
 static bool parse(int argc, char **argv, opts *o)
@@ -307,7 +309,9 @@ int main(int argc, char **argv)
     client *cl = calloc((size_t)o.clients, sizeof *cl);
     pthread_t *tid = calloc((size_t)o.clients, sizeof *tid);
     for (int pass = 0; pass < 2; pass++) { /* a warm-up pass, then the measured one */
-        const double rss0 = pass ? resident_mb(&c) : 0;
+        double rss0 = 0, cpu0 = 0, rss1 = 0, cpu1 = 0;
+        if (pass)
+            server_usage(&c, &rss0, &cpu0);
         sh.deadline = now() + o.seconds;
         const double t0 = now();
         for (int i = 0; i < o.clients; i++) {
@@ -320,7 +324,8 @@ int main(int argc, char **argv)
             pthread_join(tid[i], NULL);
         if (!pass)
             continue;
-        const double wall = now() - t0, rss1 = resident_mb(&c);
+        const double wall = now() - t0;
+        server_usage(&c, &rss1, &cpu1);
         int n = 0, failed = 0, wrong = 0;
         for (int i = 0; i < o.clients; i++)
             n += cl[i].done, failed += cl[i].failed, wrong += cl[i].wrong;
@@ -340,6 +345,7 @@ int main(int argc, char **argv)
                pct(lat, n, .99), lat[n - 1]);
         printf("worker predict ms (in-process): p50 %.2f  p95 %.2f;  server overhead ms: p50 %.2f  p95 %.2f\n",
                pct(comp, n, .5), pct(comp, n, .95), pct(over, n, .5), pct(over, n, .95));
+        printf("server CPU time per request (all its threads): %.2f ms\n", 1e3 * (cpu1 - cpu0) / n);
         printf("resident memory: %.1f MiB after the warm-up pass, %.1f MiB after (%+.1f MiB, at most %+.0f allowed)\n",
                rss0, rss1, rss1 - rss0, o.max_growth_mb);
         if (o.json) {
@@ -348,10 +354,11 @@ int main(int argc, char **argv)
                 fprintf(f, "{\"clients\": %d, \"requests\": %d, \"answered\": %d, \"failed\": %d, \"wrong\": %d, "
                            "\"seconds\": %.3f, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, "
                            "\"compute_p50_ms\": %.3f, \"compute_p95_ms\": %.3f, \"overhead_p50_ms\": %.3f, "
-                           "\"overhead_p95_ms\": %.3f, \"rss_before_mb\": %.1f, \"rss_after_mb\": %.1f}\n",
+                           "\"overhead_p95_ms\": %.3f, \"server_cpu_ms_per_request\": %.3f, \"rss_before_mb\": %.1f, "
+                           "\"rss_after_mb\": %.1f}\n",
                         o.clients, o.requests, n, failed, wrong, wall, pct(lat, n, .5), pct(lat, n, .95),
                         pct(lat, n, .99), pct(comp, n, .5), pct(comp, n, .95), pct(over, n, .5), pct(over, n, .95),
-                        rss0, rss1);
+                        1e3 * (cpu1 - cpu0) / n, rss0, rss1);
                 fclose(f);
             }
         }

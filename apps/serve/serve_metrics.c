@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +97,16 @@ static int64_t resident_bytes(void)
         fclose(f);
     }
     return (int64_t)res * sysconf(_SC_PAGESIZE);
+}
+
+/* CPU seconds the process has used, all threads (user + system). */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return 0;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -199,6 +210,7 @@ static cJSON *metrics_json(serve_server *srv)
     cJSON_AddNumberToObject(c, "bytes", (double)cs.bytes);
     cJSON_AddNumberToObject(c, "budget_bytes", (double)cs.budget);
     cJSON_AddNumberToObject(o, "resident_bytes", (double)resident_bytes());
+    cJSON_AddNumberToObject(o, "cpu_seconds", cpu_seconds());
     cJSON_AddNumberToObject(o, "queued", serve_pool_queued(srv->pool));
     cJSON_AddNumberToObject(o, "busy_workers", serve_pool_busy(srv->pool));
     cJSON_AddNumberToObject(o, "uptime_s", serve_now() - srv->started);
@@ -255,8 +267,9 @@ static char *metrics_text(serve_server *srv)
     EMIT("# TYPE samc_queue_requests gauge\nsamc_queue_requests %d\n"
          "# TYPE samc_busy_workers gauge\nsamc_busy_workers %d\n"
          "# TYPE samc_process_resident_bytes gauge\nsamc_process_resident_bytes %lld\n"
+         "# TYPE samc_process_cpu_seconds_total counter\nsamc_process_cpu_seconds_total %.3f\n"
          "# TYPE samc_uptime_seconds gauge\nsamc_uptime_seconds %.3f\n",
-         serve_pool_queued(srv->pool), serve_pool_busy(srv->pool), (long long)resident_bytes(),
+         serve_pool_queued(srv->pool), serve_pool_busy(srv->pool), (long long)resident_bytes(), cpu_seconds(),
          serve_now() - srv->started);
 #undef EMIT
     return t;
