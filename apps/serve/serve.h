@@ -244,6 +244,19 @@ samc_status serve_parse_propagate(const char *body, size_t n, int frames, serve_
 
 /* ---- masks to JSON (serve_masks.c) ------------------------------------------- */
 
+/* One mask's records for a reply, made where the mask is (a worker encodes
+ * the candidates of a prediction at once, on its threads). */
+typedef struct serve_mask_rec {
+    samc_mask_rle rle;
+    float stability;
+    bool has_stability;            /* false: no logit above the low cut (JSON null) */
+} serve_mask_rec;
+/* From logits (the mask is logit > 0). */
+samc_status serve_mask_encode(const float *logits, int h, int w, serve_mask_rec *out, samc_error *err);
+/* "area", "bbox", "stability_score", "rle" into obj; frees r's RLE. */
+void serve_mask_rec_json(cJSON *obj, serve_mask_rec *r);
+/* "png": the mask as a base64 PNG (`mask` 0/1 bytes, or NULL: logits > 0). */
+samc_status serve_mask_png(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, samc_error *err);
 /* One mask's record into obj: "area", "bbox", "rle" {size, counts: the COCO
  * string}, "stability_score" when `logits` (else the mask is binary), and
  * "png" (base64) when asked. `mask` is 0/1 bytes or NULL (from logits > 0). */

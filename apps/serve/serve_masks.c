@@ -43,40 +43,71 @@ static samc_status add_png(cJSON *obj, const uint8_t *bin, int h, int w, samc_er
     return st;
 }
 
-samc_status serve_mask_json(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, bool png,
-                            samc_error *err)
+samc_status serve_mask_encode(const float *logits, int h, int w, serve_mask_rec *out, samc_error *err)
 {
-    samc_mask_rle r;
-    samc_status st = mask ? samc_mask_rle_encode(mask, h, w, &r, err)
-                          : samc_mask_rle_encode_logits(logits, h, w, 0.0, &r, err); /* mask_threshold 0 */
-    if (st)
-        return st;
-    cJSON_AddNumberToObject(obj, "area", (double)r.area);
+    samc_status st = samc_mask_rle_encode_logits(logits, h, w, 0.0, &out->rle, err); /* mask_threshold 0 */
+    out->stability = samc_stability_score(logits, h, w, 0.0, 1.0);
+    out->has_stability = out->stability == out->stability; /* 0/0: no logit above -1 */
+    return st;
+}
+
+static void rle_json(cJSON *obj, samc_mask_rle *r)
+{
+    cJSON_AddNumberToObject(obj, "area", (double)r->area);
     cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
     for (int k = 0; k < 4; k++)
-        cJSON_AddItemToArray(b, cJSON_CreateNumber(r.bbox[k]));
-    if (logits) {
-        const float stab = samc_stability_score(logits, h, w, 0.0, 1.0);
-        if (stab == stab)
-            cJSON_AddNumberToObject(obj, "stability_score", stab);
-        else
-            cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
-    }
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(r->bbox[k]));
+}
+
+static void counts_json(cJSON *obj, samc_mask_rle *r)
+{
     cJSON *rle = cJSON_AddObjectToObject(obj, "rle");
     cJSON *size = cJSON_AddArrayToObject(rle, "size");
-    cJSON_AddItemToArray(size, cJSON_CreateNumber(h));
-    cJSON_AddItemToArray(size, cJSON_CreateNumber(w));
-    cJSON_AddStringToObject(rle, "counts", r.coco_counts);
-    samc_mask_rle_free(&r);
-    if (!png)
-        return SAMC_OK;
+    cJSON_AddItemToArray(size, cJSON_CreateNumber(r->height));
+    cJSON_AddItemToArray(size, cJSON_CreateNumber(r->width));
+    cJSON_AddStringToObject(rle, "counts", r->coco_counts);
+    samc_mask_rle_free(r);
+}
+
+void serve_mask_rec_json(cJSON *obj, serve_mask_rec *r)
+{
+    rle_json(obj, &r->rle);
+    if (r->has_stability)
+        cJSON_AddNumberToObject(obj, "stability_score", r->stability);
+    else
+        cJSON_AddNullToObject(obj, "stability_score");
+    counts_json(obj, &r->rle);
+}
+
+samc_status serve_mask_png(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, samc_error *err)
+{
     const int64_t hw = (int64_t)h * w;
     uint8_t *bin = mask ? NULL : malloc((size_t)hw);
     if (!mask && !bin)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; bin && i < hw; i++)
         bin[i] = logits[i] > 0.0f;
-    st = add_png(obj, mask ? mask : bin, h, w, err);
+    samc_status st = add_png(obj, mask ? mask : bin, h, w, err);
     free(bin);
     return st;
+}
+
+samc_status serve_mask_json(cJSON *obj, const float *logits, const uint8_t *mask, int h, int w, bool png,
+                            samc_error *err)
+{
+    if (logits) {
+        serve_mask_rec r;
+        samc_status st = serve_mask_encode(logits, h, w, &r, err);
+        if (st)
+            return st;
+        serve_mask_rec_json(obj, &r);
+    } else {
+        samc_mask_rle r;
+        samc_status st = samc_mask_rle_encode(mask, h, w, &r, err);
+        if (st)
+            return st;
+        rle_json(obj, &r);
+        counts_json(obj, &r);
+    }
+    return png ? serve_mask_png(obj, logits, mask, h, w, err) : SAMC_OK;
 }
