@@ -73,7 +73,7 @@ static samc_status parse_param(const char *f, const char *v, samc_amg_params *p,
 static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
-    a->impl = "fast";
+    a->impl = samc_default_impl();
     a->p = samc_amg_default_params();
     a->p.output_mode = SAMC_AMG_COCO_RLE;
     for (int i = 1; i < argc; i++) {

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Debian packages samc builds and tests with (docs/dependencies.md says why each).
+# Debian packages samc builds and tests with (docs/dependencies.md says why each),
+# the Python package's included (python/: cffi, numpy; pytest and h5py for its
+# tests, distributed for samc.batch).
 #   --fuzz  clang with libFuzzer and OpenMP for the fuzz harnesses (fuzz/,
 #           docs/hostile_input.md)
 #   --web   Chromium and Node.js, and playwright-core from the npm registry
@@ -15,7 +17,9 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev \
   libutf8proc-dev zlib1g-dev libpng-dev \
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-  libmicrohttpd-dev curl >/dev/null
+  libmicrohttpd-dev curl \
+  python3-dev python3-cffi python3-numpy python3-pip python3-setuptools python3-wheel python3-venv \
+  python3-pytest python3-h5py python3-distributed >/dev/null
 for flag in "$@"; do
   case $flag in
     --fuzz)

@@ -1,5 +1,5 @@
 /* h5_guard.h - checks samc applies to every HDF5 dataset before reading it
- * (core/weights_h5.c, parity/dump.c). The HDF5 library follows whatever a
+ * (core/io/weights_h5.c, parity/dump.c). The HDF5 library follows whatever a
  * file describes; these keep a hostile or corrupt file from making samc read
  * other files or allocate far more than the file could hold. */
 #ifndef SAMC_CORE_H5_GUARD_H
