@@ -1,6 +1,6 @@
 # embed_files.cmake - write a C file holding files as byte arrays, so a
 # program carries them inside its binary (samc serve's web page: web/).
-# cmake -DOUT=assets.c -DFILES="a.html;b.js" -P embed_files.cmake
+# cmake -DOUT=OUT_FILE -DFILES="a.html;b.js" -P embed_files.cmake
 # Each file becomes {name, content type, bytes, size} in `serve_assets`.
 set(types "html=text/html; charset=utf-8" "js=text/javascript; charset=utf-8" "css=text/css; charset=utf-8"
           "svg=image/svg+xml" "png=image/png" "ico=image/x-icon")
