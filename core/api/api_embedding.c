@@ -37,8 +37,12 @@ size_t samc_embedding_bytes(const samc_embedding *e)
         return 0;
     int64_t n = held(&e->sam2.image_embed) + held(&e->sam2.feat_s0) + held(&e->sam2.feat_s1) +
                 held(&e->sam2.vision_features) + held(&e->sam2.vision_pos);
-    for (int i = 0; i < e->sam3.vis.n; i++)
-        n += held(&e->sam3.vis.t[i]);
+    const samc_sam3_features *f = &e->sam3.f;
+    for (int i = 0; i < f->n_levels; i++)
+        n += held(&f->level[i]) + held(&f->pos[i]);
+    for (int i = 0; i < f->n_sam2; i++)
+        n += held(&f->sam2_level[i]) + held(&f->sam2_pos[i]);
+    n += held(&e->sam3.src) + held(&e->sam3.src_pos);
     return sizeof *e + (size_t)n * sizeof(float);
 }
 
