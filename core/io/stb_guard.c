@@ -45,12 +45,17 @@ static int cb_read(void *user, char *data, int size)
     if (size <= 0)
         return 0;
     size_t n = r->len - r->pos;
+    if (n > (size_t)size)
+        n = (size_t)size;
+    /* stb's stbi__getn reads straight into the caller's stack buffer and
+     * ignores a short count (the flat HDR pixel loop): zero what the file
+     * could not supply so stb never branches on uninitialised bytes (found
+     * by valgrind); the image is refused by the overread flag anyway. */
+    memset(data + n, 0, (size_t)size - n);
     if (n == 0) {
         r->overread = 1;
         return 0;
     }
-    if (n > (size_t)size)
-        n = (size_t)size;
     memcpy(data, r->buf + r->pos, n);
     r->pos += n;
     return (int)n;
