@@ -31,6 +31,7 @@
 #ifndef SAMC_H
 #define SAMC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "samc_status.h"
@@ -42,11 +43,11 @@ extern "C" {
 /* ---- version ---------------------------------------------------------- */
 
 #define SAMC_VERSION_MAJOR 0
-#define SAMC_VERSION_MINOR 2
+#define SAMC_VERSION_MINOR 3
 #define SAMC_VERSION_PATCH 0
-#define SAMC_VERSION_STRING "0.2.0"
+#define SAMC_VERSION_STRING "0.3.0"
 
-/* The version of the library linked ("0.2.0"), which may differ from the
+/* The version of the library linked ("0.3.0"), which may differ from the
  * header's SAMC_VERSION_STRING when linking a shared library. */
 const char *samc_version(void);
 
@@ -74,6 +75,17 @@ samc_log_level samc_log_get_level(void);
 /* Progress of long work: `what` names it ("encode" for the image encoder's
  * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
 typedef void (*samc_progress_fn)(void *user, const char *what, int done, int total);
+
+/* Asked at every layer boundary of a long call (set_image, predict, the
+ * batched and automatic-mask-generator calls of samc_amg.h, SAM 3's
+ * set_image / set_text / add_box) and at every frame boundary of propagate:
+ * returning true stops the call there with SAMC_ERR_ABORTED. Nothing
+ * half-made is handed out: an aborted set_image leaves no image set, an
+ * aborted propagate has delivered whole frames only (each through its
+ * callback) and can be run again. Called on the thread that made the call;
+ * it must be cheap (a flag read), e.g. a flag a signal handler or a GUI's
+ * cancel button sets. */
+typedef bool (*samc_abort_fn)(void *user);
 
 /* ---- the model -------------------------------------------------------- */
 
@@ -147,6 +159,8 @@ typedef struct samc_predictor_params {
     double max_hole_area, max_sprinkle_area;
     samc_progress_fn progress; /* set_image: "encode", one step per encoder block; NULL: none */
     void *progress_user;
+    samc_abort_fn abort_callback; /* NULL: calls run to the end */
+    void *abort_user;
 } samc_predictor_params;
 
 samc_predictor_params samc_predictor_default_params(void);
@@ -183,6 +197,8 @@ samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl
 void samc_predictor_set_threads(samc_predictor *p, int n);
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
+/* Replace the abort callback of samc_predictor_params (NULL: none). */
+void samc_predictor_set_abort_callback(samc_predictor *p, samc_abort_fn fn, void *user);
 
 /* SAM2ImagePredictor.set_image: uint8 RGB, row-major h*w*3. */
 samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err);
@@ -256,6 +272,8 @@ typedef struct samc_tracker_params {
     int non_overlap_masks;
     samc_progress_fn progress;   /* propagate: "propagate", one step per frame; NULL: none */
     void *progress_user;
+    samc_abort_fn abort_callback; /* NULL: calls run to the end */
+    void *abort_user;
 } samc_tracker_params;
 
 samc_tracker_params samc_tracker_default_params(void);
@@ -275,6 +293,8 @@ samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, con
 samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
 samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);
 void samc_tracker_set_threads(samc_tracker *t, int n);
+/* Replace the abort callback of samc_tracker_params (NULL: none). */
+void samc_tracker_set_abort_callback(samc_tracker *t, samc_abort_fn fn, void *user);
 /* fill_hole_area (>= 0) and non_overlap_masks; set before opening frames. */
 samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err);
 

@@ -46,6 +46,8 @@ typedef struct samc_sam3_processor_params {
     float threshold;           /* Sam3Processor's confidence_threshold, in [0, 1] (0.5) */
     samc_progress_fn progress; /* set_image: "encode", one step per ViT block; NULL: none */
     void *progress_user;
+    samc_abort_fn abort_callback; /* samc.h; NULL: calls run to the end */
+    void *abort_user;
 } samc_sam3_processor_params;
 
 samc_sam3_processor_params samc_sam3_processor_default_params(void);
@@ -61,6 +63,8 @@ int samc_sam3_processor_threads(const samc_sam3_processor *p);
 /* Run one layer with another implementation ("LAYER=IMPL", names as
  * `samc info CKPT --layers` lists them). */
 samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err);
+/* Replace the abort callback of the params (NULL: none). */
+void samc_sam3_processor_set_abort_callback(samc_sam3_processor *p, samc_abort_fn fn, void *user);
 
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,

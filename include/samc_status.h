@@ -25,7 +25,8 @@ typedef enum samc_status {
     SAMC_ERR_UNSUPPORTED, /* valid input that samc does not handle (yet) */
     SAMC_ERR_SECURITY,    /* input tries something forbidden (pickle global, ...) */
     SAMC_ERR_PARITY,      /* a parity comparison failed */
-    SAMC_ERR_INTERNAL
+    SAMC_ERR_INTERNAL,
+    SAMC_ERR_ABORTED      /* the caller's abort callback asked to stop (samc.h, samc_abort_fn) */
 } samc_status;
 
 #define SAMC_ERROR_MSG_MAX 1024

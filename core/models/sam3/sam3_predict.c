@@ -42,7 +42,7 @@ static samc_status point(samc_exec *x, int row, samc_layer_inputs *in, samc_laye
         if (out->names[i][0] != '@')
             names[n] = out->names[i], t[n++] = &out->t[i];
     samc_layer_emit(x, L, &samc_no_scope, n, names, t);
-    return SAMC_OK;
+    return samc_exec_check_abort(x, L->name, err);
 }
 
 /* A copy of `src` as input `name` (NULL src: a missing output, an internal error). */

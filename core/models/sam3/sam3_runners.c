@@ -205,6 +205,8 @@ static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nc
         emit1(r, S3_BLOCK, i, a);
         samc_tensor t = *a;
         *a = *b, *b = t;
+        if ((st = samc_exec_check_abort(r->x, samc_layer_get(r->x, &defs[S3_BLOCK], i)->name, r->err)))
+            return st;
     }
     if (nchw->ndim != 4 || nchw->shape[0] != B || nchw->shape[1] != C || nchw->shape[2] != h ||
         nchw->shape[3] != w)
