@@ -49,7 +49,7 @@ extern "C" {
 
 /* The version of the library linked ("0.3.0"), which may differ from the
  * header's SAMC_VERSION_STRING when linking a shared library. */
-const char *samc_version(void);
+SAMC_API const char *samc_version(void);
 
 /* ---- logging ---------------------------------------------------------- */
 
@@ -67,10 +67,10 @@ typedef void (*samc_log_fn)(samc_log_level level, const char *msg, void *user);
 /* Install a log callback for the whole process (NULL: the default, which
  * writes "samc: MSG" lines to stderr). Set it before using the library from
  * several threads. */
-void samc_log_set(samc_log_fn fn, void *user);
+SAMC_API void samc_log_set(samc_log_fn fn, void *user);
 /* Messages above `level` are dropped (default SAMC_LOG_WARN). */
-void samc_log_set_level(samc_log_level level);
-samc_log_level samc_log_get_level(void);
+SAMC_API void samc_log_set_level(samc_log_level level);
+SAMC_API samc_log_level samc_log_get_level(void);
 
 /* Progress of long work: `what` names it ("encode" for the image encoder's
  * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
@@ -111,40 +111,40 @@ typedef struct samc_model_params {
     const char *vocab;
 } samc_model_params;
 
-samc_model_params samc_model_default_params(void);
+SAMC_API samc_model_params samc_model_default_params(void);
 
 /* Load a checkpoint: an official .pt (torch.save zip), a .safetensors file
  * or a parity dump .h5, recognised by content, of either family (SAM 2 or
  * SAM 3, told by its keys or a dump's task). Every key and shape is checked
  * first. params NULL: the defaults. */
-samc_status samc_model_load(const char *path, const samc_model_params *params, samc_model **out, samc_error *err);
+SAMC_API samc_status samc_model_load(const char *path, const samc_model_params *params, samc_model **out, samc_error *err);
 /* Free a model after every predictor and tracker made from it. NULL is a no-op. */
-void samc_model_free(samc_model *model);
+SAMC_API void samc_model_free(samc_model *model);
 /* The family of a loaded model (SAMC_FAMILY_SAM2 for NULL). */
-samc_family samc_model_family(const samc_model *model);
+SAMC_API samc_family samc_model_family(const samc_model *model);
 /* "SAM 2" or "SAM 3". */
-const char *samc_family_name(samc_family family);
+SAMC_API const char *samc_family_name(samc_family family);
 /* Name of the resolved config ("sam2.1_hiera_t", the json file name; SAM 3:
  * "sam3 (built-in release)" or the config's path); "" for NULL. */
-const char *samc_model_config_name(const samc_model *model);
+SAMC_API const char *samc_model_config_name(const samc_model *model);
 /* The model's input side (1024 for the official SAM 2 checkpoints, 1008 for
  * SAM 3); 0 for NULL. */
-int samc_model_image_size(const samc_model *model);
+SAMC_API int samc_model_image_size(const samc_model *model);
 
 /* The implementations a predictor or tracker can run: "fast" (OpenMP, SIMD,
  * BLAS; the default), "ref" (the scalar reference), "bf16", ... */
-const char *samc_default_impl(void);
+SAMC_API const char *samc_default_impl(void);
 
 /* ---- images ------------------------------------------------------------ */
 
 /* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
  * *rgb is released with samc_free. */
-samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
+SAMC_API samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
 /* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
-samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
+SAMC_API samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
                            samc_error *err);
 /* Release memory samc handed out (samc_read_image). NULL is a no-op. */
-void samc_free(void *ptr);
+SAMC_API void samc_free(void *ptr);
 
 /* ---- image predictor: SAM2ImagePredictor ---------------------------- */
 
@@ -163,21 +163,21 @@ typedef struct samc_predictor_params {
     void *abort_user;
 } samc_predictor_params;
 
-samc_predictor_params samc_predictor_default_params(void);
+SAMC_API samc_predictor_params samc_predictor_default_params(void);
 
 /* A predictor on `model` (which must outlive it), a SAM 2 model (a SAM 3
  * one is refused: samc_sam3_processor_new). params NULL: the defaults. */
-samc_status samc_predictor_new(const samc_model *model, const samc_predictor_params *params, samc_predictor **out,
+SAMC_API samc_status samc_predictor_new(const samc_model *model, const samc_predictor_params *params, samc_predictor **out,
                                samc_error *err);
-void samc_predictor_free(samc_predictor *p);
+SAMC_API void samc_predictor_free(samc_predictor *p);
 /* The implementation it runs ("fast") and the threads it uses; "" / 0 for NULL. */
-const char *samc_predictor_impl(const samc_predictor *p);
-int samc_predictor_threads(const samc_predictor *p);
-const samc_model *samc_predictor_model(const samc_predictor *p);
+SAMC_API const char *samc_predictor_impl(const samc_predictor *p);
+SAMC_API int samc_predictor_threads(const samc_predictor *p);
+SAMC_API const samc_model *samc_predictor_model(const samc_predictor *p);
 
 /* Model and predictor in one: samc_model_load + samc_predictor_new, the
  * predictor owning its model (kept from the first API). */
-samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
+SAMC_API samc_status samc_predictor_load(const char *checkpoint, const char *config, samc_predictor **out,
                                 samc_error *err);
 
 /* Options of the *_load_ex functions; {0} gives the defaults of *_load. */
@@ -186,22 +186,22 @@ typedef struct samc_load_options {
 } samc_load_options;
 
 /* samc_predictor_load with options (opts may be NULL). */
-samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+SAMC_API samc_status samc_predictor_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
                                    samc_predictor **out, samc_error *err);
 
 /* Change the implementation ("fast", "ref", ...; NULL: the default). */
-samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err);
+SAMC_API samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_error *err);
 /* "LAYER=IMPL", LAYER an official module name or prefix
  * ("image_encoder.trunk.blocks.3=ref"). */
-samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
-void samc_predictor_set_threads(samc_predictor *p, int n);
-samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
+SAMC_API samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
+SAMC_API void samc_predictor_set_threads(samc_predictor *p, int n);
+SAMC_API samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
 /* Replace the abort callback of samc_predictor_params (NULL: none). */
-void samc_predictor_set_abort_callback(samc_predictor *p, samc_abort_fn fn, void *user);
+SAMC_API void samc_predictor_set_abort_callback(samc_predictor *p, samc_abort_fn fn, void *user);
 
 /* SAM2ImagePredictor.set_image: uint8 RGB, row-major h*w*3. */
-samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err);
+SAMC_API samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err);
 
 typedef struct samc_predict_request {
     const float *point_coords;   /* n_points*(x,y) in image pixels, or NULL */
@@ -223,17 +223,17 @@ typedef struct samc_masks {
     float object_score;          /* object-score logit (not used by the image predictor) */
 } samc_masks;
 
-samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
+SAMC_API samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
                                    samc_error *err);
-void samc_masks_free(samc_masks *m);
+SAMC_API void samc_masks_free(samc_masks *m);
 
 /* The image embedding of the current image (C x H x W), owned by p. */
-samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
+SAMC_API samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
                                          samc_error *err);
 /* Side of the low-res mask grid (mask_input must be this squared); 0 for NULL. */
-int samc_predictor_low_res_size(const samc_predictor *p);
+SAMC_API int samc_predictor_low_res_size(const samc_predictor *p);
 /* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
-const char *samc_predictor_config_name(const samc_predictor *p);
+SAMC_API const char *samc_predictor_config_name(const samc_predictor *p);
 
 /* ---- video tracker: SAM2VideoPredictor -------------------------------
  *
@@ -276,63 +276,63 @@ typedef struct samc_tracker_params {
     void *abort_user;
 } samc_tracker_params;
 
-samc_tracker_params samc_tracker_default_params(void);
+SAMC_API samc_tracker_params samc_tracker_default_params(void);
 
 /* A tracker on `model` (which must outlive it), a SAM 2 model (SAM 3 video
  * is not supported). params NULL: the defaults. */
-samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params *params, samc_tracker **out,
+SAMC_API samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params *params, samc_tracker **out,
                              samc_error *err);
-void samc_tracker_free(samc_tracker *t);
-const char *samc_tracker_impl(const samc_tracker *t);
-int samc_tracker_threads(const samc_tracker *t);
+SAMC_API void samc_tracker_free(samc_tracker *t);
+SAMC_API const char *samc_tracker_impl(const samc_tracker *t);
+SAMC_API int samc_tracker_threads(const samc_tracker *t);
 
 /* Model and tracker in one, the tracker owning its model (the first API). */
-samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err);
-samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
+SAMC_API samc_status samc_tracker_load(const char *checkpoint, const char *config, samc_tracker **out, samc_error *err);
+SAMC_API samc_status samc_tracker_load_ex(const char *checkpoint, const char *config, const samc_load_options *opts,
                                  samc_tracker **out, samc_error *err);
-samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
-samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);
-void samc_tracker_set_threads(samc_tracker *t, int n);
+SAMC_API samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err);
+SAMC_API samc_status samc_tracker_override(samc_tracker *t, const char *layer_eq_impl, samc_error *err);
+SAMC_API void samc_tracker_set_threads(samc_tracker *t, int n);
 /* Replace the abort callback of samc_tracker_params (NULL: none). */
-void samc_tracker_set_abort_callback(samc_tracker *t, samc_abort_fn fn, void *user);
+SAMC_API void samc_tracker_set_abort_callback(samc_tracker *t, samc_abort_fn fn, void *user);
 /* fill_hole_area (>= 0) and non_overlap_masks; set before opening frames. */
-samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err);
+SAMC_API samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err);
 
 /* init_state: a directory of JPEG frames named by number, or frames in
  * memory (T * h * w * 3 RGB, copied). Replaces any previous video. */
-samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
-samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
+SAMC_API samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
+SAMC_API samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
 
 /* Streaming (camera-like): open with the first frame, push the following ones
  * and propagate each new frame t with samc_tracker_propagate(t, t, 0, 0, ...).
  * Only what the memory bank can still read is kept, so memory stays flat
  * however long the stream runs; prompts go on frames not yet released. */
-samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
-samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
+SAMC_API samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
+SAMC_API samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err);
 
 /* add_new_points_or_box on frame `frame` for object `obj_id`: n points
  * (x,y in video pixels) with labels (1 fg, 0 bg), and/or a box (x0,y0,x1,y1;
  * requires clear_old_points). `out` (may be NULL) receives the masks of all
  * objects on that frame; they stay valid until the next call on t. */
-samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
+SAMC_API samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
                                     int n, const float *box, int clear_old_points, samc_frame_masks *out,
                                     samc_error *err);
 /* add_new_mask: mask h x w, nonzero = object (resized to the model input). */
-samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const float *mask, int h, int w,
+SAMC_API samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const float *mask, int h, int w,
                                   samc_frame_masks *out, samc_error *err);
 /* propagate_in_video: from `start` (< 0: the first prompted frame), at most
  * max_frames frames (< 0: all), forward or reverse; `cb` per frame. */
-samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, int reverse, samc_frame_masks_cb cb,
+SAMC_API samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, int reverse, samc_frame_masks_cb cb,
                                    void *user, samc_error *err);
-samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err);
-samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err);
-samc_status samc_tracker_reset(samc_tracker *t, samc_error *err);
-int samc_tracker_num_frames(const samc_tracker *t);
+SAMC_API samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err);
+SAMC_API samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err);
+SAMC_API samc_status samc_tracker_reset(samc_tracker *t, samc_error *err);
+SAMC_API int samc_tracker_num_frames(const samc_tracker *t);
 /* The file frame t was read from (open_frames_dir), else NULL. */
-const char *samc_tracker_frame_path(const samc_tracker *t, int frame);
+SAMC_API const char *samc_tracker_frame_path(const samc_tracker *t, int frame);
 /* Per-frame outputs the tracker currently stores over all objects (its
  * memory-bank size; bounded when streaming). */
-int samc_tracker_stored_outputs(const samc_tracker *t);
+SAMC_API int samc_tracker_stored_outputs(const samc_tracker *t);
 
 #ifdef __cplusplus
 }
