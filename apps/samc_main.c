@@ -73,6 +73,7 @@ static const cli_command commands[] = {
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
      "  --out DIR               masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
      "                          (one line per frame, written as each frame is done), track.json\n"},
+#ifdef SAMC_WITH_PARITY /* the parity harness is built in (CMake SAMC_BUILD_PARITY) */
     {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
      "samc parity DUMP.h5 [options]\n"
      "  --impl ref|fast|bf16    implementation (default: the registry's default, fast)\n"
@@ -81,6 +82,7 @@ static const cli_command commands[] = {
      "  --strict                no re-synchronised decisions\n"
      "  --tol X                 tolerance (default: the implementation's)\n"
      "  --json FILE             the report as JSON\n"},
+#endif
     {"info", cmd_info, "show the model family, detected config, key check, implementation and threads",
      "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
      "  --config NAME|FILE      config instead of the detected one\n"

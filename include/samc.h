@@ -113,10 +113,12 @@ typedef struct samc_model_params {
 
 SAMC_API samc_model_params samc_model_default_params(void);
 
-/* Load a checkpoint: an official .pt (torch.save zip), a .safetensors file
- * or a parity dump .h5, recognised by content, of either family (SAM 2 or
- * SAM 3, told by its keys or a dump's task). Every key and shape is checked
- * first. params NULL: the defaults. */
+/* Load a checkpoint: an official .pt (torch.save zip) or a .safetensors
+ * file, recognised by content, of either family (SAM 2 or SAM 3, told by
+ * its keys). A parity dump .h5 loads too in programs that link samc's parity
+ * harness (the samc command, the tests: libsamc has no HDF5 and refuses one
+ * with SAMC_ERR_UNSUPPORTED). Every key and shape is checked first. params
+ * NULL: the defaults. */
 SAMC_API samc_status samc_model_load(const char *path, const samc_model_params *params, samc_model **out, samc_error *err);
 /* Free a model after every predictor and tracker made from it. NULL is a no-op. */
 SAMC_API void samc_model_free(samc_model *model);

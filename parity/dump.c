@@ -11,7 +11,7 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
-#include "core/io/h5_guard.h"
+#include "parity/h5_guard.h"
 
 struct samc_dump {
     hid_t file;
