@@ -15,17 +15,17 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"segment", cmd_segment, "segment an image: SAM 2 point / box / mask prompts, SAM 3 text and exemplar boxes",
-     "samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG --out DIR\n"
-     "             (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
+     "samc segment [-m|--model CKPT] [-c|--config NAME|FILE.json] -i|--image IMG -o|--out DIR\n"
+     "             (-p|--point X,Y[,LABEL] ... | -b|--box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
      "samc segment --model SAM3.pt [--vocab FILE] --image IMG --out DIR\n"
      "             (--text \"a dog\" | --box X0,Y0,X1,Y1[,neg] ...) [--threshold T] [options]     (SAM 3)\n"
-     "  --model CKPT            .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
+     "  -m, --model CKPT        .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
      "                          SAM 3 (detected); without --model: the bundled demo model and image\n"
-     "  --config NAME|FILE      preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
+     "  -c, --config NAME|FILE  preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
      "                          the released model (SAM 3)\n"
      "SAM 2 prompts:\n"
-     "  --point X,Y[,LABEL]     a point prompt (label 1 foreground, 0 background); repeatable\n"
-     "  --box X0,Y0,X1,Y1       one box prompt (inside the image)\n"
+     "  -p, --point X,Y[,LABEL] a point prompt (label 1 foreground, 0 background); repeatable\n"
+     "  -b, --box X0,Y0,X1,Y1   one box prompt (inside the image)\n"
      "  --mask-input FILE       low-res logits (float32, S/4 x S/4) or a PNG of that size\n"
      "  --multimask             three candidate masks (the official default for one point)\n"
      "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
@@ -37,12 +37,12 @@ static const cli_command commands[] = {
      "options:\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
      "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
-     "  --threads N             threads (default: OMP_NUM_THREADS or all cores)\n"
+     "  -t, --threads N         threads (default: OMP_NUM_THREADS or all cores)\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
-     "  --out DIR               SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
+     "  -o, --out DIR           SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
      "                          SAM 3: mask_K.png per instance, overlay.png, result.json\n"},
     {"amg", cmd_amg, "automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image",
-     "samc amg [--model CKPT [--config NAME|FILE.json] --image IMG] --out DIR [options]\n"
+     "samc amg [-m|--model CKPT [-c|--config NAME|FILE.json] -i|--image IMG] -o|--out DIR [options]\n"
      "  SAM2AutomaticMaskGenerator(model, ...).generate(image); without --model the bundled\n"
      "  demo model and image. Writes DIR/masks.json (the official records: segmentation,\n"
      "  area, bbox, predicted_iou, point_coords, stability_score, crop_box) and\n"
@@ -58,21 +58,23 @@ static const cli_command commands[] = {
      "                                      [coco_rle here; the official default binary_mask\n"
      "                                      writes PNGs and uncompressed counts]\n"
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
-     "  --impl ref|fast [fast]  --threads N  --allow-nonfinite  --quiet (no progress)\n"
+     "  --impl ref|fast [fast]  -t|--threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
     {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
-     "samc track --model CKPT [--config NAME|FILE.json] --frames DIR --out DIR --prompt SPEC ... [options]\n"
-     "  --prompt FRAME:OBJ:point=X,Y[,L]     a point on frame FRAME for object id OBJ (repeatable)\n"
+     "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR -o|--out DIR -p|--prompt SPEC ...\n"
+     "  -p, --prompt FRAME:OBJ:point=X,Y[,L] a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
      "  --prompt FRAME:OBJ:mask=PNG          a mask (nonzero = object)\n"
      "  --start N               first frame to propagate from (default: the first prompted)\n"
      "  --max-frames N          frames after the start (default: all)\n"
      "  --reverse               propagate backwards\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
-     "  --threads N             threads\n"
+     "  -t, --threads N         threads\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
-     "  --out DIR               masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
-     "                          (one line per frame, written as each frame is done), track.json\n"},
+     "  -o, --out DIR           masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
+     "                          (one line per frame, written as each frame is done), track.json;\n"
+     "                          Ctrl-C stops at the next frame, keeps the frames done and writes\n"
+     "                          track.json with \"interrupted\": true (exit 130)\n"},
 #ifdef SAMC_WITH_PARITY /* the parity harness is built in (CMake SAMC_BUILD_PARITY) */
     {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
      "samc parity DUMP.h5 [options]\n"
@@ -81,18 +83,20 @@ static const cli_command commands[] = {
      "  --isolated              each layer alone on the recorded inputs\n"
      "  --strict                no re-synchronised decisions\n"
      "  --tol X                 tolerance (default: the implementation's)\n"
-     "  --json FILE             the report as JSON\n"},
+     "  -j, --json FILE         the report as JSON\n"},
 #endif
     {"info", cmd_info, "show the model family, detected config, key check, implementation and threads",
      "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
-     "  --config NAME|FILE      config instead of the detected one\n"
+     "  without CKPT: the system (the kernels' instruction-set level, bf16 kernel, threads)\n"
+     "  and the implementations\n"
+     "  -c, --config NAME|FILE  config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
      "  --impls                 the implementations (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
      "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
-     "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
-     "           [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
+     "samc bench [-c|--config NAME|FILE] [-m|--model CKPT] [--impl ref|fast|bf16|all] [-n|--runs N]\n"
+     "           [--warmup N] [-t|--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
      "           [--prompts N] [--layers] [--sgemm]   (random seeded weights without --model)\n"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
@@ -102,8 +106,11 @@ static void usage(FILE *f)
     fprintf(f, "usage: samc [--version] [-v|--verbose] [-q|--quiet] <command> [options]\n\ncommands:\n");
     for (int i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n`samc <command> --help` shows a command's options.\n"
-               "exit codes: 0 success, 1 runtime failure (files, model, output), 2 usage error\n");
+    fprintf(f, "\n`samc <command> --help` shows a command's options: --name VALUE or --name=VALUE,\n"
+               "-x VALUE for the short ones.\n"
+               "exit codes: 0 success, 1 runtime failure (files, model, output), 2 usage error,\n"
+               "130 interrupted (Ctrl-C; SIGTERM 143): segment, amg and track stop at the next layer or\n"
+               "frame and keep only complete outputs\n");
 }
 
 void cli_usage(const char *cmd, void *file)
@@ -144,7 +151,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("samc %s (default implementation %s)\n", samc_version(), samc_default_impl());
+        printf("samc %s (default implementation %s)\n%s\n", samc_version(), samc_default_impl(), samc_system_info());
         return CLI_EXIT_OK;
     }
     for (int i = 0; i < N_COMMANDS; i++) {

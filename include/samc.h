@@ -136,6 +136,13 @@ SAMC_API int samc_model_image_size(const samc_model *model);
 /* The implementations a predictor or tracker can run: "fast" (OpenMP, SIMD,
  * BLAS; the default), "ref" (the scalar reference), "bf16", ... */
 SAMC_API const char *samc_default_impl(void);
+/* What samc runs on this machine, one line, e.g. "kernels v4 (avx512), bf16
+ * avx512_bf16 (vdpbf16ps), OpenMP 201511 (16 threads), compiled for
+ * x86-64-v2": the instruction-set level of the kernels, chosen at run time
+ * from the CPU (the environment variable SAMC_ISA=v2|v3|v4 lowers it), the
+ * bf16 kernel, OpenMP's version and default threads, the build's baseline.
+ * A static string, valid for the life of the process. */
+SAMC_API const char *samc_system_info(void);
 
 /* ---- images ------------------------------------------------------------ */
 

@@ -72,6 +72,11 @@ bool samc_impl_has_body(const samc_impl *impl, int table, size_t offset);
 /* `impl`, or the first of its fallback chain, that has that body; NULL when none. */
 const samc_impl *samc_impl_provider(const samc_impl *impl, int table, size_t offset);
 
+/* What the built-in implementations run on this machine (impl_table.c): the
+ * kernels' instruction-set level and why, the bf16 kernel, OpenMP and its
+ * threads, the build's target (samc_system_info). */
+void samc__impl_system_info(char *buf, size_t n);
+
 /* Grow a param list (SAMC_ERR_NOMEM on failure). */
 samc_status samc_param_list_add_linear(samc_param_list *p, samc_linear *l);
 samc_status samc_param_list_add_conv(samc_param_list *p, samc_conv2d *c);

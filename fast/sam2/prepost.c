@@ -20,7 +20,6 @@
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
 #include "fast/sam2/fast_sam2.h"
-#include "fast/simd.h"
 
 static const float k_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float k_std[3] = {0.229f, 0.224f, 0.225f};
@@ -51,13 +50,7 @@ samc_status samc_fast_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int r = 0; r < 3 * size; r++) {
         const int c = r / size;
-        float *x = out->data + (int64_t)r * size;
-        const vf m = vset1(k_mean[c]), s = vset1(k_std[c]);
-        int i = 0;
-        for (; i + VL <= size; i += VL)
-            vstore(x + i, vdiv(vsub(vload(x + i), m), s));
-        for (; i < size; i++)
-            x[i] = (x[i] - k_mean[c]) / k_std[c];
+        samc__fast_standardize(out->data + (int64_t)r * size, size, k_mean[c], k_std[c]);
     }
     return SAMC_OK;
 }
@@ -68,14 +61,8 @@ samc_status samc_fast_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w
 static void blend_rows(const float *hr, int W, const samc_lin_tap *th, int r0, int r1, float *out)
 {
     for (int i = r0; i < r1; i++) {
-        const float *a = hr + (int64_t)th[i].i0 * W, *c = hr + (int64_t)th[i].i1 * W;
-        float *y = out + (int64_t)i * W;
-        const vf h0 = vset1(th[i].l0), h1 = vset1(th[i].l1);
-        int j = 0;
-        for (; j + VL <= W; j += VL)
-            vstore(y + j, vfma(vload(a + j), h0, vmul(vload(c + j), h1)));
-        for (; j < W; j++)
-            y[j] = fmaf(a[j], th[i].l0, c[j] * th[i].l1);
+        samc__fast_lerp_rows(hr + (int64_t)th[i].i0 * W, hr + (int64_t)th[i].i1 * W, th[i].l0, th[i].l1, W,
+                             out + (int64_t)i * W);
     }
 }
 
