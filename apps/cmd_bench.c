@@ -95,9 +95,10 @@ static stats summarize(double *t, int n)
 
 /* Multiply-adds x 2 of every linear, conv and attention matmul of the image
  * encoder (trunk, neck, conv_s0/s1) at the model's image size. */
-static double encoder_flops(const samc_sam2_model *m, double *attn_out)
+static double encoder_flops(const samc_sam2_model *model, double *attn_out)
 {
-    const samc_sam2_config *c = &m->cfg;
+    const samc_sam2_config *c = &model->cfg;
+    const samc_sam2_image_encoder *m = &model->image_encoder;
     const double G = m->grid;
     double f = 2.0 * G * G * c->trunk.embed_dim * 3 * m->patch_embed.kh * m->patch_embed.kw, attn = 0;
     double H = G;
@@ -124,7 +125,7 @@ static double encoder_flops(const samc_sam2_model *m, double *attn_out)
         f += 2.0 * h * h * cv->cin * cv->cout * cv->kh * cv->kw;
     }
     if (c->use_high_res_features_in_sam) {
-        const samc_conv2d *s0 = &m->mask_decoder.conv_s0, *s1 = &m->mask_decoder.conv_s1;
+        const samc_conv2d *s0 = &model->tracker.mask_decoder.conv_s0, *s1 = &model->tracker.mask_decoder.conv_s1;
         f += 2.0 * G * G * s0->cin * s0->cout + 2.0 * (G / 2) * (G / 2) * s1->cin * s1->cout;
     }
     *attn_out = attn;
@@ -199,18 +200,18 @@ static int bench_impl(samc_exec *x, const char *impl, const bench_args *a, const
     double *cp = calloc((size_t)total, sizeof *cp); /* prompt -> masks CPU time, least of the predicts */
     const float pt[2] = {(float)a->img_w * 0.45f, (float)a->img_h * 0.55f};
     const int32_t lab[1] = {1};
-    samc_sam2_prompt p = {.n_points = 1, .points = pt, .labels = lab, .multimask = true};
+    samc_sam_prompt p = {.n_points = 1, .points = pt, .labels = lab, .multimask = true};
     int rc = 0;
     layer_clock *lc = a->layers ? calloc(1, sizeof *lc) : NULL;
     if (lc)
         samc_exec_set_trace(x, on_layer, lc);
     for (int r = 0; r < total && !rc; r++) {
-        samc_sam2_features f;
-        samc_sam2_prediction out;
+        samc_frame_features f;
+        samc_sam_prediction out;
         if (lc)
             lc->n = 0, lc->last = now_s(), lc->last_cpu = cpu_s();
         const double t0 = now_s(), c0 = cpu_s();
-        if (samc_sam2_encode_image(x, img, a->img_h, a->img_w, &f, &err)) {
+        if (samc_sam2_encode_image(x, m, img, a->img_h, a->img_w, &f, &err)) {
             rc = 1;
             break;
         }
@@ -218,19 +219,19 @@ static int bench_impl(samc_exec *x, const char *impl, const bench_args *a, const
         double best = 1e30, bestc = 1e30; /* prompt -> masks: the best of --prompts predicts on this embedding */
         for (int q = 0; q < a->prompts && !rc; q++) {
             const double q0 = now_s(), qc = cpu_s();
-            if (samc_sam2_predict(x, &f, &p, NULL, &out, &err))
+            if (samc_sam_predict(x, &m->tracker, &f, &p, NULL, &out, &err))
                 rc = 1;
             else
-                samc_sam2_prediction_release(&out);
+                samc_sam_prediction_release(&out);
             best = now_s() - q0 < best ? now_s() - q0 : best;
             bestc = cpu_s() - qc < bestc ? cpu_s() - qc : bestc;
         }
         if (rc) {
-            samc_sam2_features_release(&f);
+            samc_frame_features_release(&f);
             break;
         }
         const double t2 = t1 + best;
-        samc_sam2_features_release(&f);
+        samc_frame_features_release(&f);
         te[r] = t1 - t0, tp[r] = t2 - t1, tt[r] = t2 - t0, ce[r] = c1 - c0, cp[r] = bestc;
         if (r < a->warmup)
             fprintf(stderr, "  (warm-up %d: encoder %.1f ms, prompt %.1f ms)\n", r + 1, 1e3 * te[r], 1e3 * tp[r]);

@@ -27,7 +27,7 @@ static void print_impls(void)
     }
 }
 
-/* Every layer instance with its kind (SAM 2) and whether it is a parity point. */
+/* Every layer instance with its kind and whether it is a parity point. */
 static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
 {
     if (st) {
@@ -35,13 +35,11 @@ static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
         return 1;
     }
     const samc_exec x = *xp;
-    const bool sam2 = x.fam == &samc_sam2_family;
     printf("layers (%d):\n", x.n_layers);
     for (int i = 0; i < x.n_layers; i++) {
         const samc_layer *L = &x.layers[i];
-        const char *kind = L->def->table < 0 ? "(composite)" : sam2 ? samc_sam2_kind_name(L->def->table, L->def->op)
-                                                                    : "";
-        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", L->def->flags & SAMC_LAYER_PARITY ? "parity point" : "");
+        const char *kind = !L->def->body ? "(composite)" : samc_kind_name(L->def->table, L->def->body);
+        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", L->def->parity ? "parity point" : "");
     }
     samc_exec_free(xp);
     return 0;

@@ -330,4 +330,15 @@ void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int 
 size_t samc__fast_conv_t2d_scratch(const samc_conv_t2d *c, int h, int w, int nt);
 void samc__fast_conv_t2d(int nt, const samc_conv_t2d *c, const float *x, int h, int w, float *y, float *z);
 
+/* ---- per-exec caches ----------------------------------------------------- */
+
+/* Per-exec caches kept next to the workspace (fast/workspace.c). */
+enum { FAST_CACHE_DENSE_PE, FAST_CACHE_ROPE, FAST_CACHE_N };
+/* A zeroed block of `size` bytes for `slot`, kept until the exec is freed;
+ * NULL when out of memory. */
+void *samc__fast_ws_cache(samc_ctx *ctx, int slot, size_t size);
+void samc__fast_dense_pe_cache_free(void *cache);
+/* The RoPE tables cached per exec (FAST_CACHE_ROPE). */
+void samc__fast_rope_cache_free(void *cache);
+
 #endif

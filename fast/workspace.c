@@ -3,8 +3,8 @@
 
 #include "core/base/error.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
+#include "fast/fast_ops.h"
 
 typedef struct fast_ws {
     float *buf;

@@ -1,7 +1,7 @@
 /* fuzz_cli_args.c - the command line's numeric and prompt parsing
  * (apps/cli_args.c: --point, --box, --threads/--max-hole-area numbers),
  * the prompt check the predictor applies to what was parsed
- * (samc_sam2_check_prompt), and the --impl / --impl-override name parsing
+ * (samc_sam_check_prompt), and the --impl / --impl-override name parsing
  * (core/runtime/exec.c). The input is split into lines; every line goes
  * through every parser. Seeds: fuzz/seeds/cli_args/. */
 #include <math.h>
@@ -28,11 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         samc_model_base_init(&model.base);
         base_ready = true;
     }
-    model.depth = 12;
-    model.mask_decoder.transformer.depth = 2;
-    model.memory_encoder.n_fuser = 2;
-    model.memory_attention.n_layers = 4;
-    model.emb = 16;
+    model.image_encoder.depth = 12;
+    model.tracker.mask_decoder.transformer.depth = 2;
+    model.tracker.memory_encoder.n_fuser = 2;
+    model.tracker.memory_attention.n_layers = 4;
+    model.tracker.emb = 16;
     samc_exec x;
     if (samc_sam2_exec_init(&x, &model, NULL)) {
         free(buf);
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float pts[2 * 64];
     int32_t labels[64];
     int np = 0;
-    samc_sam2_prompt pr = {0};
+    samc_sam_prompt pr = {0};
     char *line = buf;
     for (int li = 0; line && li < 64; li++) {
         char *nl = strchr(line, '\n');
@@ -94,15 +94,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)samc_exec_find(&x, line);
         line = nl ? nl + 1 : NULL;
     }
-    samc_sam2_features feat = {.orig_h = 48, .orig_w = 64};
+    samc_frame_features feat = {.orig_h = 48, .orig_w = 64};
     pr.n_points = np;
     pr.points = pts;
     pr.labels = labels;
     for (int outside = 0; outside < 2; outside++) {
         pr.allow_points_outside = outside;
         samc_error e = {0};
-        samc_status st = samc_sam2_check_prompt(&model, &feat, &pr, &e);
-        fuzz_check_error(st, &e, NULL, "samc_sam2_check_prompt");
+        samc_status st = samc_sam_check_prompt(&model.tracker, &feat, &pr, &e);
+        fuzz_check_error(st, &e, NULL, "samc_sam_check_prompt");
         if (!st && !outside)
             for (int i = 0; i < np; i++)
                 if (pts[2 * i] < 0 || pts[2 * i + 1] < 0 || pts[2 * i] > 64 || pts[2 * i + 1] > 48)

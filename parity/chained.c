@@ -61,7 +61,7 @@ void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc,
 
 /* One /inputs/prompts/<k> group into a samc prompt (arrays owned by caller). */
 typedef struct dump_prompt {
-    samc_sam2_prompt p;
+    samc_sam_prompt p;
     samc_tensor coords, mask;
     int32_t *labels;
 } dump_prompt;
@@ -111,7 +111,7 @@ static samc_status read_prompt(samc_dump *d, const char *g, dump_prompt *dp, sam
     return st;
 }
 
-static void compare_outputs(parity_run *r, int k, const samc_sam2_prediction *pr)
+static void compare_outputs(parity_run *r, int k, const samc_sam_prediction *pr)
 {
     char mod[64], path[128];
     snprintf(mod, sizeof mod, "/outputs/%d", k);
@@ -132,9 +132,9 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
     samc_status st = samc_dump_read_u8(d, "/inputs/image_u8", &img, &nd, dims, err);
     if (!st && (nd != 3 || dims[2] != 3))
         st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/image_u8 must be [H,W,3]", samc_dump_path(d));
-    samc_sam2_features f = {0};
+    samc_frame_features f = {0};
     if (!st)
-        st = samc_sam2_encode_image(&r->x, img, (int)dims[0], (int)dims[1], &f, err);
+        st = samc_sam2_encode_image(&r->x, r->model, img, (int)dims[0], (int)dims[1], &f, err);
     free(img);
     for (int k = 0; !st; k++) {
         char g[64];
@@ -142,16 +142,16 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
         if (!samc_dump_exists(d, g))
             break;
         dump_prompt dp;
-        samc_sam2_prediction pr = {0};
+        samc_sam_prediction pr = {0};
         st = read_prompt(d, g, &dp, err);
         if (!st)
-            st = samc_sam2_predict(&r->x, &f, &dp.p, &r->image_opts, &pr, err);
+            st = samc_sam_predict(&r->x, &r->model->tracker, &f, &dp.p, &r->image_opts, &pr, err);
         if (!st)
             compare_outputs(r, k, &pr);
-        samc_sam2_prediction_release(&pr);
+        samc_sam_prediction_release(&pr);
         dump_prompt_free(&dp);
     }
-    samc_sam2_features_release(&f);
+    samc_frame_features_release(&f);
     return st;
 }
 

@@ -484,7 +484,7 @@ samc_status samc__parity_run_amg(parity_run *r, samc_error *err)
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;
     if (!st)
-        st = samc_amg_generate(&r->x, img, (int)dims[0], (int)dims[1], &p, &hooks, &o, err);
+        st = samc_amg_generate(&r->x, r->model, img, (int)dims[0], (int)dims[1], &p, &hooks, &o, err);
     samc_exec_set_trace(&r->x, NULL, NULL);
     if (!st)
         st = compare_candidates(r, &cands, &o.counts, &p, err);

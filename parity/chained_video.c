@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam2/sam2_video.h"
+#include "core/models/tracker/video.h"
 #include "harness_internal.h"
 
 static double attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
@@ -103,11 +103,12 @@ samc_status samc__parity_run_video(parity_run *r, samc_error *err)
     free(frames);
     /* the predictor's options are the config's (PARITY_DUMP_FORMAT.md, video task) */
     samc_video *v = NULL;
+    const samc_feature_source src = samc_sam2_feature_source(r->model);
     samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;
     if (!st)
-        st = samc_video_init(&r->x, fr, NULL, &v, err);
+        st = samc_video_init(&r->x, &r->model->tracker, &src, fr, NULL, &v, err);
     for (int t = 0; !st && t < samc_video_num_frames(v); t++) { /* init_state loads every frame */
         samc_tensor x = {0};
         st = samc_video_preprocess_frame(v, t, &x, err);

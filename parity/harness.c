@@ -134,7 +134,7 @@ int samc__parity_find_record(const parity_run *r, const char *module, int call)
 bool samc__parity_is_point(const parity_run *r, const char *module)
 {
     const samc_layer *L = samc_exec_find(&r->x, module);
-    return L && (L->def->flags & SAMC_LAYER_PARITY);
+    return L && L->def->parity;
 }
 
 static bool has_slot(const char *const *slots, int n, const char *s)

@@ -24,7 +24,7 @@ typedef struct parity_run {
     bool video;                /* match records by (module, frame_idx, obj_id) and order */
     bool amg;                  /* the automatic mask generator task (chained_amg.c) */
     int video_h, video_w;      /* video task: the frames' size */
-    samc_sam2_image_opts image_opts; /* image task: the predictor's options */
+    samc_sam_image_opts image_opts; /* image task: the predictor's options */
     int io_rec;                /* the record samc__parity_record_io reads */
     bool strict;               /* no re-synchronisation at decision points */
     int last_index;            /* completion order of the last record matched (decisions sort after it) */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam2/mask_select.h"
+#include "core/models/tracker/mask_select.h"
 #include "core/nn/bf16.h"
 #include "harness_internal.h"
 

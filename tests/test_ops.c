@@ -81,14 +81,14 @@ static samc_status run_row(op_run *o, const samc_layer *L, samc_layer_inputs *in
     const samc_layer_io io = samc_inputs_io(in);
     samc_layer_out ref = {0};
     double t0 = now_s();
-    samc_status st = L->def->isolated(&o->execs[0], L->index, &io, &ref, err);
+    samc_status st = L->def->isolated(&o->execs[0], L, &io, &ref, err);
     const double t_ref = now_s() - t0;
     for (int k = 1; !st && k < o->n_execs; k++) {
         const samc_layer *Li = samc_exec_find(&o->execs[k], L->name);
         samc_layer_out got = {0};
         double rel, nmse;
         t0 = now_s();
-        st = Li->def->isolated(&o->execs[k], Li->index, &io, &got, err);
+        st = Li->def->isolated(&o->execs[k], Li, &io, &got, err);
         const double t_impl = now_s() - t0;
         if (!st)
             st = compare(Li, &ref, &got, &rel, &nmse, err);
@@ -108,14 +108,14 @@ static samc_status run_row(op_run *o, const samc_layer *L, samc_layer_inputs *in
 }
 
 /* The instances to run: the first of each op class. */
-static bool first_of_class(const samc_exec *x, const samc_layer *L)
+static bool first_of_class(const samc_layer *L)
 {
     const samc_layer_def *d = L->def;
     if (!d->op_class)
         return L->index == 0;
-    const int c = d->op_class(x->model, L->index);
+    const int c = d->op_class(L->self, L->index);
     for (int i = 0; i < L->index; i++)
-        if (d->op_class(x->model, i) == c)
+        if (d->op_class(L->self, i) == c)
             return false;
     return true;
 }
@@ -144,13 +144,13 @@ static int run_config(const char *config, bool full, double *worst_rel, double *
     }
     for (int i = 0; !st && o.n_execs && i < execs[0].n_layers; i++) {
         const samc_layer *L = &execs[0].layers[i];
-        if (!L->def->isolated || !L->def->example || !first_of_class(&execs[0], L))
+        if (!L->def->isolated || !L->def->example || !first_of_class(L))
             continue;
         for (int video = 0; !st && video < 2; video++) { /* the second body, where a row has one */
-            if (video && L->def->op2 == SAMC_NO_OP)
+            if (video && !L->def->body2)
                 break;
             samc_layer_inputs in = {0};
-            st = L->def->example(m, L->index, 1000 + (uint64_t)i, full, &in, &err);
+            st = L->def->example(L->self, L->index, 1000 + (uint64_t)i, full, &in, &err);
             in.video = video;
             if (!st)
                 st = run_row(&o, L, &in, &err);

@@ -120,7 +120,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "ref/sam2/ref_sam2.h"
+#include "ref/ref_ops.h"
 #include "util/testutil.h"
 
 typedef struct ref_check {

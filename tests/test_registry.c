@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_model.h"
+#include "core/nn/nn_ops.h"
 #include "util/testutil.h"
 
 static samc_sam2_model *load(const char *fixture)
@@ -26,9 +28,9 @@ static samc_sam2_model *load(const char *fixture)
     return m;
 }
 
-/* ref and fast have every body of every SAM 2 table (the tables are generated
- * from the kind lists, so a missing body is a link error; NULL would be a
- * hand-made table). */
+/* ref and fast have a body for every kind of the shared, tracker and SAM 2
+ * tables (each table lists its bodies by name, so a kind left out is a
+ * NULL here). */
 static void test_builtin_tables_complete(void **s)
 {
     (void)s;
@@ -36,41 +38,57 @@ static void test_builtin_tables_complete(void **s)
     for (int k = 0; k < 2; k++) {
         const samc_impl *impl = samc_impl_find(names[k]);
         assert_non_null(impl);
-#define SAMC_X(kind) assert_true(samc_impl_has_body(impl, SAMC_OPS_SAM2_IMAGE, offsetof(samc_sam2_image_ops, kind)));
-        SAMC_SAM2_IMAGE_OPS(SAMC_X)
+#define CHECK(table, type, kind)                                                                          \
+    if (!samc_impl_has_body(impl, table, offsetof(type, kind)))                                           \
+        print_error("%s has no body for %s\n", impl->name, #kind);                                         \
+    assert_true(samc_impl_has_body(impl, table, offsetof(type, kind)));
+#define SAMC_X(kind) CHECK(SAMC_OPS_NN, samc_nn_ops, kind)
+        SAMC_NN_OPS(SAMC_X)
 #undef SAMC_X
-#define SAMC_X(kind) assert_true(samc_impl_has_body(impl, SAMC_OPS_SAM2_VIDEO, offsetof(samc_sam2_video_ops, kind)));
-        SAMC_SAM2_VIDEO_OPS(SAMC_X)
+#define SAMC_X(kind) CHECK(SAMC_OPS_TRACKER, samc_tracker_ops, kind)
+        SAMC_TRACKER_OPS(SAMC_X)
 #undef SAMC_X
+#define SAMC_X(kind) CHECK(SAMC_OPS_SAM2, samc_sam2_ops, kind)
+        SAMC_SAM2_OPS(SAMC_X)
+#undef SAMC_X
+#undef CHECK
     }
     assert_string_equal(samc_impl_default()->name, "fast");
 }
 
-/* Every row: a body the kind lists know, a runner where it is a parity point
- * or has a body, op-test inputs where it has a body, counts for '#' rows. */
+/* Every row of every part a family mounts: a body the kind lists know, a
+ * runner where it is a parity point or has a body, op-test inputs where it
+ * has a body, counts for '#' rows. */
+static void check_family_rows(const samc_layer_family *fam, bool need_examples)
+{
+    for (int m = 0; m < fam->n_mounts; m++) {
+        const samc_part_def *part = fam->mounts[m].part;
+        for (int i = 0; i < part->n_rows; i++) {
+            const samc_layer_def *d = &part->rows[i];
+            const bool indexed = strchr(d->pattern, '#') != NULL;
+            if (indexed != (d->count != NULL))
+                print_error("%s/%s: a '#' row needs a count (and only it)\n", part->name, d->pattern);
+            assert_true(indexed == (d->count != NULL));
+            if (d->parity)
+                assert_non_null(d->isolated);
+            if (!d->body)
+                continue;
+            if (!samc_kind_name(d->table, d->body) || (d->body2 && !samc_kind_name(d->table, d->body2)))
+                print_error("%s/%s: its body is not in the kind lists\n", part->name, d->pattern);
+            assert_non_null(samc_kind_name(d->table, d->body));
+            if (need_examples && (!d->isolated || !d->example))
+                print_error("%s/%s: a row with a body needs an isolated runner and op-test inputs\n", part->name,
+                            d->pattern);
+            if (need_examples)
+                assert_true(d->isolated && d->example);
+        }
+    }
+}
+
 static void test_rows(void **s)
 {
     (void)s;
-    const samc_layer_family *fam = &samc_sam2_family;
-    for (int p = 0; p < fam->n_parts; p++)
-        for (int i = 0; i < fam->parts[p]->n; i++) {
-            const samc_layer_def *d = &fam->parts[p]->defs[i];
-            const bool indexed = strchr(d->pattern, '#') != NULL;
-            if (indexed != (d->count != NULL))
-                print_error("%s: a '#' row needs a count (and only it)\n", d->pattern);
-            assert_true(indexed == (d->count != NULL));
-            if (d->flags & SAMC_LAYER_PARITY)
-                assert_non_null(d->isolated);
-            if (d->table < 0)
-                continue;
-            if (!samc_sam2_kind_name(d->table, d->op) || (d->op2 != SAMC_NO_OP && !samc_sam2_kind_name(d->table, d->op2)))
-                print_error("%s: its body is not in the kind lists\n", d->pattern);
-            assert_non_null(samc_sam2_kind_name(d->table, d->op));
-            if (!d->isolated || !d->example)
-                print_error("%s: a row with a body needs an isolated runner and op-test inputs\n", d->pattern);
-            assert_non_null(d->isolated);
-            assert_non_null(d->example);
-        }
+    check_family_rows(&samc_sam2_family, true);
 }
 
 static void test_instances_unique(void **s)
@@ -84,7 +102,7 @@ static void test_instances_unique(void **s)
             assert_string_not_equal(x.layers[i].name, x.layers[j].name);
         assert_ptr_equal(samc_exec_find(&x, x.layers[i].name), &x.layers[i]);
     }
-    assert_int_equal(m->depth, 7); /* the fixture's trunk */
+    assert_int_equal(m->image_encoder.depth, 7); /* the fixture's trunk */
     assert_non_null(samc_exec_find(&x, "image_encoder.trunk.blocks.6"));
     assert_null(samc_exec_find(&x, "image_encoder.trunk.blocks.7"));
     samc_exec_free(&x);
@@ -108,7 +126,7 @@ static void test_overrides(void **s)
     assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.2")->impl, ref);
     assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.3")->impl, fast); /* the longest match */
     assert_ptr_equal(samc_exec_find(&x, "image_encoder.neck")->impl, fast);
-    assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.3")->ops, fast->ops[SAMC_OPS_SAM2_IMAGE]);
+    assert_ptr_equal(samc_exec_find(&x, "image_encoder.trunk.blocks.3")->ops, fast->ops[SAMC_OPS_SAM2]);
 
     samc_error_clear(&e);
     assert_int_equal(samc_exec_add_override(&x, "image_encoder.trunk.block=ref", &e), SAMC_ERR_ARG);
@@ -125,12 +143,12 @@ static void test_overrides(void **s)
 /* An implementation without a body for a layer (and no fallback) cannot be
  * asked to serve it: the override fails and names the layer; a fallback
  * fills the gap. */
-static const samc_sam2_image_ops only_postprocess = {.postprocess = NULL};
+static const samc_sam2_ops only_preprocess = {.preprocess = NULL};
 static void test_lacking_body(void **s)
 {
     (void)s;
     samc_impl partial = {.name = "partial", .about = "test", .tol = 1e-4,
-                         .ops = {[SAMC_OPS_SAM2_IMAGE] = &only_postprocess}};
+                         .ops = {[SAMC_OPS_SAM2] = &only_preprocess}};
     assert_int_equal(samc_impl_register(&partial, NULL), SAMC_OK);
     samc_sam2_model *m = load("fixtures/tiny_a_sam21_s128.h5");
     samc_exec x;

@@ -54,7 +54,7 @@
 #include <string.h>
 
 #include "core/nn/connected_components.h"
-#include "core/models/sam2/mask_select.h"
+#include "core/models/tracker/mask_select.h"
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
 

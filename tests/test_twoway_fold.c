@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
+#include "fast/tracker/twoway_folded.h"
 
 static float frand(unsigned *s)
 {

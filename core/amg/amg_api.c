@@ -11,14 +11,14 @@
 #include "core/amg/amg_generate.h"
 #include "core/api/api_internal.h"
 #include "core/base/error.h"
-#include "core/models/sam2/sam2_predict_batch.h"
+#include "core/models/tracker/image_predict_batch.h"
 #include "samc_amg.h"
 
 enum { MAX_IMAGES = 4096 };
 
 struct samc_image_batch {
     int n;
-    samc_sam2_features *f;
+    samc_frame_features *f;
 };
 
 void samc_batch_masks_free(samc_batch_masks *m)
@@ -29,18 +29,18 @@ void samc_batch_masks_free(samc_batch_masks *m)
     memset(m, 0, sizeof *m);
 }
 
-static samc_status run_batch(samc_predictor *p, const samc_sam2_features *f, const samc_batch_request *rq,
+static samc_status run_batch(samc_predictor *p, const samc_frame_features *f, const samc_batch_request *rq,
                              samc_batch_masks *out, samc_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!rq)
         return samc_fail(err, SAMC_ERR_ARG, "predict_batch: no request");
-    samc_sam2_batch_prompt bp = {.B = rq->batch, .n_points = rq->n_points, .points = rq->point_coords,
+    samc_sam_batch_prompt bp = {.B = rq->batch, .n_points = rq->n_points, .points = rq->point_coords,
                                  .labels = rq->point_labels, .boxes = rq->boxes, .mask_input = rq->mask_input,
                                  .multimask = rq->multimask_output != 0};
-    samc_sam2_batch_prediction pr;
+    samc_sam_batch_prediction pr;
     samc_exec *x = samc__predictor_exec(p);
-    samc_status st = samc_sam2_predict_batch(x, f, &bp, samc__predictor_opts(p), &pr, err);
+    samc_status st = samc_sam_predict_batch(x, &samc__predictor_sam2(p)->tracker, f, &bp, samc__predictor_opts(p), &pr, err);
     if (st)
         return st;
     *out = (samc_batch_masks){.batch = pr.B, .num_masks = pr.C, .height = f->orig_h, .width = f->orig_w,
@@ -56,7 +56,7 @@ static samc_status run_batch(samc_predictor *p, const samc_sam2_features *f, con
 samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
                                          samc_error *err)
 {
-    const samc_sam2_features *f = samc__predictor_features(p);
+    const samc_frame_features *f = samc__predictor_features(p);
     if (!f) {
         memset(out, 0, sizeof *out);
         return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict_batch");
@@ -82,7 +82,7 @@ samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const 
     for (int i = 0; !st && i < n; i++) {
         if (!rgb[i])
             st = samc_fail(err, SAMC_ERR_ARG, "image %d of the batch has no pixels", i);
-        else if ((st = samc_sam2_encode_image(samc__predictor_exec(p), rgb[i], h[i], w[i], &b->f[i], err)))
+        else if ((st = samc_sam2_encode_image(samc__predictor_exec(p), samc__predictor_sam2(p), rgb[i], h[i], w[i], &b->f[i], err)))
             samc_error_prefix(err, "image %d of the batch", i);
     }
     if (st)
@@ -108,7 +108,7 @@ void samc_image_batch_free(samc_image_batch *b)
     if (!b)
         return;
     for (int i = 0; i < b->n; i++)
-        samc_sam2_features_release(&b->f[i]);
+        samc_frame_features_release(&b->f[i]);
     free(b->f);
     free(b);
 }
@@ -153,7 +153,7 @@ samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h
         return samc_fail(err, SAMC_ERR_ARG, "amg: predictor, image and parameters are required");
     samc_amg_output o = {0};
     const samc_amg_hooks hooks = {.progress = progress, .user = user};
-    samc_status st = samc_amg_generate(samc__predictor_exec(p), rgb, h, w, params, &hooks, &o, err);
+    samc_status st = samc_amg_generate(samc__predictor_exec(p), samc__predictor_sam2(p), rgb, h, w, params, &hooks, &o, err);
     if (!st && o.n && !(out->masks = calloc((size_t)o.n, sizeof *out->masks)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; !st && i < o.n; i++) {

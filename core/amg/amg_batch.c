@@ -9,7 +9,7 @@
 #include "core/amg/amg_box.h"
 #include "core/amg/amg_stability.h"
 #include "core/base/error.h"
-#include "core/models/sam2/sam2_predict_batch.h"
+#include "core/models/tracker/image_predict_batch.h"
 
 samc_status samc_amg_cands_push(samc_amg_cands *c, const samc_amg_record *r, samc_error *err)
 {
@@ -36,8 +36,8 @@ void samc_amg_cands_free(samc_amg_cands *c)
  * with its point (label 1) and its own clamped low-res logits as mask_input,
  * multimask_output False. The refined (B*C, 1, h, w) logits and IoUs replace
  * pr's masks and IoUs in place (candidate k's rows only depend on k). */
-static samc_status refine_m2m(samc_exec *x, const samc_sam2_features *f, const samc_amg_params *p,
-                              const samc_sam2_image_opts *opts, const float *pts, samc_sam2_batch_prediction *pr,
+static samc_status refine_m2m(samc_exec *x, const samc_sam2_model *m, const samc_frame_features *f, const samc_amg_params *p,
+                              const samc_sam_image_opts *opts, const float *pts, samc_sam_batch_prediction *pr,
                               samc_error *err)
 {
     const int64_t N = (int64_t)pr->B * pr->C, hw = (int64_t)f->orig_h * f->orig_w;
@@ -51,22 +51,22 @@ static samc_status refine_m2m(samc_exec *x, const samc_sam2_features *f, const s
     }
     for (int64_t s = 0; !st && s < N; s += p->points_per_batch) {
         const int nb = (int)(N - s < p->points_per_batch ? N - s : p->points_per_batch);
-        samc_sam2_batch_prompt bp = {.B = nb, .n_points = 1, .points = rep + 2 * s, .labels = ones + s,
+        samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = rep + 2 * s, .labels = ones + s,
                                      .mask_input = pr->low_res.data + s * ls, .multimask = false,
                                      .allow_points_outside = true};
-        samc_sam2_batch_prediction r = {0};
-        if (!(st = samc_sam2_predict_batch(x, f, &bp, opts, &r, err))) {
+        samc_sam_batch_prediction r = {0};
+        if (!(st = samc_sam_predict_batch(x, &m->tracker, f, &bp, opts, &r, err))) {
             memcpy(pr->masks.data + s * hw, r.masks.data, (size_t)(nb * hw) * sizeof(float));
             memcpy(pr->iou.data + s, r.iou.data, (size_t)nb * sizeof(float));
         }
-        samc_sam2_batch_prediction_release(&r);
+        samc_sam_batch_prediction_release(&r);
     }
     free(rep), free(ones);
     return st;
 }
 
 /* The official decisions on every candidate, for an observer. */
-static void observe(const float *logits, float iou, const float *pt, const samc_sam2_features *f,
+static void observe(const float *logits, float iou, const float *pt, const samc_frame_features *f,
                     const samc_amg_params *p, const samc_amg_crop *crop, int orig_h, int orig_w, uint8_t *mask,
                     samc_amg_batch_env *env)
 {
@@ -85,7 +85,7 @@ static void observe(const float *logits, float iou, const float *pt, const samc_
 
 /* The filters of _process_batch for one candidate, then its record (or
  * nothing: filtered out, counted in env). */
-static samc_status one_candidate(const float *logits, float iou, const float *pt, const samc_sam2_features *f,
+static samc_status one_candidate(const float *logits, float iou, const float *pt, const samc_frame_features *f,
                                  const samc_amg_params *p, const samc_amg_crop *crop, int orig_h, int orig_w,
                                  uint8_t *mask, samc_amg_batch_env *env, samc_amg_cands *out, samc_error *err)
 {
@@ -112,26 +112,26 @@ static samc_status one_candidate(const float *logits, float iou, const float *pt
     return st;
 }
 
-samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_features *f, const samc_amg_params *p,
+samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_model *m, const samc_frame_features *f, const samc_amg_params *p,
                                    const samc_amg_crop *crop, int orig_h, int orig_w, const float *pts, int nb,
                                    samc_amg_batch_env *env, samc_amg_cands *out, samc_error *err)
 {
     /* SAM2ImagePredictor(max_hole_area = max_sprinkle_area = min_mask_region_area) */
-    const samc_sam2_image_opts opts = env->hooks.fill ? *env->hooks.fill
-                                                      : (samc_sam2_image_opts){(double)p->min_mask_region_area,
+    const samc_sam_image_opts opts = env->hooks.fill ? *env->hooks.fill
+                                                      : (samc_sam_image_opts){(double)p->min_mask_region_area,
                                                                                (double)p->min_mask_region_area};
     int32_t *ones = malloc((size_t)nb * sizeof *ones);
     uint8_t *mask = malloc((size_t)f->orig_h * f->orig_w);
-    samc_sam2_batch_prediction pr = {0};
+    samc_sam_batch_prediction pr = {0};
     samc_status st = (!ones || !mask) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
     for (int i = 0; !st && i < nb; i++)
         ones[i] = 1;
-    samc_sam2_batch_prompt bp = {.B = nb, .n_points = 1, .points = pts, .labels = ones,
+    samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = pts, .labels = ones,
                                  .multimask = p->multimask_output, .allow_points_outside = true};
     if (!st)
-        st = samc_sam2_predict_batch(x, f, &bp, &opts, &pr, err);
+        st = samc_sam_predict_batch(x, &m->tracker, f, &bp, &opts, &pr, err);
     if (!st && p->use_m2m)
-        st = refine_m2m(x, f, p, &opts, pts, &pr, err);
+        st = refine_m2m(x, m, f, p, &opts, pts, &pr, err);
     const int64_t N = (int64_t)pr.B * pr.C, hw = (int64_t)f->orig_h * f->orig_w;
     if (!st)
         env->counts.candidates += N;
@@ -144,7 +144,7 @@ samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_features *f, co
         env->prog.masks_kept = env->counts.edge;
         env->hooks.progress(env->hooks.user, &env->prog);
     }
-    samc_sam2_batch_prediction_release(&pr);
+    samc_sam_batch_prediction_release(&pr);
     free(ones), free(mask);
     return st;
 }

@@ -30,7 +30,7 @@ typedef struct samc_amg_batch_env {
  * pixels `pts`, (nb, 2)) on the crop's features f; the candidates that pass
  * the IoU, stability and crop-edge filters are appended to `out` (RLE of the
  * uncropped mask, inclusive box and point in the crop's frame). */
-samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_features *f, const samc_amg_params *p,
+samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_model *m, const samc_frame_features *f, const samc_amg_params *p,
                                    const samc_amg_crop *crop, int orig_h, int orig_w, const float *pts, int nb,
                                    samc_amg_batch_env *env, samc_amg_cands *out, samc_error *err);
 

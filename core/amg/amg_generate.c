@@ -72,25 +72,25 @@ static samc_status nms_filter(samc_amg_cands *c, const float *scores, double thr
 
 /* _process_crop: set_image on the crop, the batches, box NMS by predicted
  * IoU, back to the image frame; the survivors are appended to `all`. */
-static samc_status process_crop(samc_exec *x, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
+static samc_status process_crop(samc_exec *x, const samc_sam2_model *m, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
                                 const samc_amg_crop *crop, const samc_amg_grid *grid, samc_amg_batch_env *env,
                                 samc_amg_cands *all, samc_error *err)
 {
     const int cw = crop->x1 - crop->x0, ch = crop->y1 - crop->y0;
     uint8_t *img = malloc((size_t)cw * ch * 3);
     float *pts = malloc((size_t)grid->n * 2 * sizeof *pts), *scores = NULL;
-    samc_sam2_features f = {0};
+    samc_frame_features f = {0};
     samc_amg_cands c = {0};
     samc_status st = (!img || !pts) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory (crop %dx%d)", cw, ch) : SAMC_OK;
     for (int y = 0; !st && y < ch; y++)
         memcpy(img + (size_t)y * cw * 3, rgb + ((size_t)(crop->y0 + y) * w + crop->x0) * 3, (size_t)cw * 3);
     if (!st)
-        st = samc_sam2_encode_image(x, img, ch, cw, &f, err);
+        st = samc_sam2_encode_image(x, m, img, ch, cw, &f, err);
     if (!st)
         samc_amg_grid_to_crop_points(grid->xy, grid->n, cw, ch, pts);
     for (int64_t s = 0; !st && s < grid->n; s += p->points_per_batch) {
         const int nb = (int)(grid->n - s < p->points_per_batch ? grid->n - s : p->points_per_batch);
-        st = samc_amg_process_batch(x, &f, p, crop, h, w, pts + 2 * s, nb, env, &c, err);
+        st = samc_amg_process_batch(x, m, &f, p, crop, h, w, pts + 2 * s, nb, env, &c, err);
     }
     if (!st && c.n && !(scores = malloc((size_t)c.n * sizeof *scores)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
@@ -108,7 +108,7 @@ static samc_status process_crop(samc_exec *x, const uint8_t *rgb, int h, int w, 
         c.r[i].rle.counts = NULL; /* moved */
     }
     samc_amg_cands_free(&c);
-    samc_sam2_features_release(&f);
+    samc_frame_features_release(&f);
     free(img), free(pts), free(scores);
     return st;
 }
@@ -129,7 +129,7 @@ static samc_status crop_nms(samc_amg_cands *all, const samc_amg_params *p, samc_
     return st;
 }
 
-samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
+samc_status samc_amg_generate(samc_exec *x, const samc_sam2_model *m, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
                               const samc_amg_hooks *hooks, samc_amg_output *out, samc_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -152,7 +152,7 @@ samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, co
     env.prog.n_crops = (int)n_crops;
     for (int64_t k = 0; !st && k < n_crops; k++) {
         env.prog.crop = (int)k;
-        st = process_crop(x, rgb, h, w, p, &crops[k], &grids[crops[k].layer], &env, &all, err);
+        st = process_crop(x, m, rgb, h, w, p, &crops[k], &grids[crops[k].layer], &env, &all, err);
     }
     if (!st && n_crops > 1)
         st = crop_nms(&all, p, err);

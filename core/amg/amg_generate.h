@@ -35,7 +35,7 @@ typedef struct samc_amg_hooks {
     samc_amg_progress_fn progress;
     samc_amg_candidate_fn candidate;
     void *user;
-    const samc_sam2_image_opts *fill;
+    const samc_sam_image_opts *fill;
 } samc_amg_hooks;
 
 /* How many candidates each step kept (docs/parity_amg.md, fixtures/README.md). */
@@ -52,7 +52,7 @@ typedef struct samc_amg_output {
 /* The generator on an RGB image (h, w, 3 uint8) with model use x (a SAM 2
  * model: its implementation, threads and trace are used as set). The
  * parameters are checked first (samc_amg_params_check). */
-samc_status samc_amg_generate(samc_exec *x, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
+samc_status samc_amg_generate(samc_exec *x, const samc_sam2_model *m, const uint8_t *rgb, int h, int w, const samc_amg_params *p,
                               const samc_amg_hooks *hooks, samc_amg_output *out, samc_error *err);
 void samc_amg_output_free(samc_amg_output *o);
 

@@ -8,8 +8,8 @@ struct samc_predictor {
     const samc_model *model;
     samc_model *owned;               /* samc_predictor_load's own model, else NULL */
     samc_exec x;
-    samc_sam2_image_opts opts;
-    samc_sam2_features features;
+    samc_sam_image_opts opts;
+    samc_frame_features features;
     bool has_image;
     samc_progress_fn progress;
     void *progress_user;
@@ -79,7 +79,7 @@ void samc_predictor_free(samc_predictor *p)
 {
     if (!p)
         return;
-    samc_sam2_features_release(&p->features);
+    samc_frame_features_release(&p->features);
     samc_exec_free(&p->x);
     samc_model_free(p->owned);
     free(p);
@@ -140,7 +140,7 @@ static void encode_progress(void *user, const char *module, const samc_scope *sc
     static const char blocks[] = "image_encoder.trunk.blocks.";
     if (strncmp(module, blocks, sizeof blocks - 1) || strchr(module + sizeof blocks - 1, '.'))
         return;
-    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam2->depth);
+    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam2->image_encoder.depth);
 }
 
 samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_error *err)
@@ -148,19 +148,19 @@ samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int 
     SAMC_API_ENTER(err);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rgb, err);
-    samc_sam2_features_release(&p->features);
+    samc_frame_features_release(&p->features);
     p->has_image = false;
     p->blocks_done = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, encode_progress, p);
-    samc_status st = samc_sam2_encode_image(&p->x, rgb, h, w, &p->features, err);
+    samc_status st = samc_sam2_encode_image(&p->x, p->model->sam2, rgb, h, w, &p->features, err);
     if (p->progress)
         samc_exec_set_trace(&p->x, NULL, NULL);
     p->has_image = st == SAMC_OK;
     return st;
 }
 
-int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->model->sam2->emb : 0; }
+int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->model->sam2->tracker.emb : 0; }
 
 const char *samc_predictor_config_name(const samc_predictor *p) { return p ? p->model->sam2->cfg.name : ""; }
 
@@ -179,13 +179,13 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
     const int s = samc_predictor_low_res_size(p);
     const int64_t mshape[3] = {1, s, s};
     samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
-    samc_sam2_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
+    samc_sam_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
                            .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
                            .multimask = rq->multimask_output != 0};
     if (rq->box)
         memcpy(pr.box, rq->box, sizeof pr.box);
-    samc_sam2_prediction res;
-    samc_status st = samc_sam2_predict(&p->x, &p->features, &pr, &p->opts, &res, err);
+    samc_sam_prediction res;
+    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, &p->features, &pr, &p->opts, &res, err);
     if (st)
         return st;
     const int64_t hw = (int64_t)p->features.orig_h * p->features.orig_w;
@@ -232,9 +232,11 @@ samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **
 /* core/api/api_internal.h */
 samc_exec *samc__predictor_exec(samc_predictor *p) { return &p->x; }
 
-const samc_sam2_features *samc__predictor_features(const samc_predictor *p)
+const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p) { return p->model->sam2; }
+
+const samc_frame_features *samc__predictor_features(const samc_predictor *p)
 {
     return p->has_image ? &p->features : NULL;
 }
 
-const samc_sam2_image_opts *samc__predictor_opts(const samc_predictor *p) { return &p->opts; }
+const samc_sam_image_opts *samc__predictor_opts(const samc_predictor *p) { return &p->opts; }

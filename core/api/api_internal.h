@@ -49,8 +49,9 @@ samc_status samc__api_load_legacy(const char *checkpoint, const char *config, co
 
 
 samc_exec *samc__predictor_exec(samc_predictor *p);
+const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p);
 /* NULL when no image is set. */
-const samc_sam2_features *samc__predictor_features(const samc_predictor *p);
-const samc_sam2_image_opts *samc__predictor_opts(const samc_predictor *p);
+const samc_frame_features *samc__predictor_features(const samc_predictor *p);
+const samc_sam_image_opts *samc__predictor_opts(const samc_predictor *p);
 
 #endif

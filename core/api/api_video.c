@@ -1,9 +1,10 @@
-/* api_video.c - the tracker part of include/samc.h on core/models/sam2/sam2_video.h. */
+/* api_video.c - the tracker part of include/samc.h on core/models/tracker/video.h
+ * (SAM 2's tracker, its frames through SAM 2's image encoder). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/api/api_internal.h"
-#include "core/models/sam2/sam2_video.h"
+#include "core/models/tracker/video.h"
 
 struct samc_tracker {
     const samc_model *model;
@@ -41,7 +42,7 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     t->model = model;
     t->progress = tp.progress, t->progress_user = tp.progress_user;
-    t->opt = samc_video_options_from_config(&model->sam2->cfg);
+    t->opt = samc_video_options_from_config(&model->sam2->tracker.cfg);
     samc_status st = samc_sam2_exec_init(&t->x, model->sam2, err);
     if (!st)
         st = samc__api_setup_exec(&t->x, tp.impl, tp.n_threads, err);
@@ -135,7 +136,8 @@ static samc_status open_frames(samc_tracker *t, samc_frames *f, samc_error *err)
 {
     samc_video_free(t->video);
     t->video = NULL, t->frames = NULL;
-    samc_status st = samc_video_init(&t->x, f, &t->opt, &t->video, err); /* takes f */
+    const samc_feature_source src = samc_sam2_feature_source(t->model->sam2);
+    samc_status st = samc_video_init(&t->x, &t->model->sam2->tracker, &src, f, &t->opt, &t->video, err); /* takes f */
     if (!st)
         t->frames = f;
     return st;

@@ -90,38 +90,54 @@ static samc_status check_available(const samc_impl *impl, samc_error *err);
 
 /* ---- instances ------------------------------------------------------------- */
 
-static int def_count(const samc_layer_def *d, const void *model)
+static const void *mount_self(const samc_exec *x, int m)
 {
-    return strchr(d->pattern, '#') ? (d->count ? d->count(model) : 0) : 1;
+    return (const char *)x->model + x->fam->mounts[m].offset;
 }
 
-static void instance_name(const samc_layer_def *d, int index, char *buf, size_t n)
+static int def_count(const samc_layer_def *d, const void *self)
+{
+    return strchr(d->pattern, '#') ? (d->count ? d->count(self) : 0) : 1;
+}
+
+/* root + "." + pattern with the '#' replaced by the index; the root alone
+ * for the pattern "", the pattern alone at the top root "". */
+static void instance_name(const char *root, const samc_layer_def *d, int index, char *buf, size_t n)
 {
     const char *hash = strchr(d->pattern, '#');
+    const char *sep = root[0] && d->pattern[0] ? "." : "";
     if (!hash)
-        snprintf(buf, n, "%s", d->pattern);
+        snprintf(buf, n, "%s%s%s", root, sep, d->pattern);
     else
-        snprintf(buf, n, "%.*s%d%s", (int)(hash - d->pattern), d->pattern, index, hash + 1);
+        snprintf(buf, n, "%s%s%.*s%d%s", root, sep, (int)(hash - d->pattern), d->pattern, index, hash + 1);
 }
 
 static samc_status make_instances(samc_exec *x, samc_error *err)
 {
-    int n = 0;
-    for (int p = 0; p < x->fam->n_parts; p++)
-        for (int i = 0; i < x->fam->parts[p]->n; i++)
-            n += def_count(&x->fam->parts[p]->defs[i], x->model);
+    const samc_layer_family *f = x->fam;
+    int n = 0, rows = 0;
+    for (int m = 0; m < f->n_mounts; m++)
+        for (int i = 0; i < f->mounts[m].part->n_rows; i++, rows++)
+            n += def_count(&f->mounts[m].part->rows[i], mount_self(x, m));
     x->layers = calloc((size_t)(n ? n : 1), sizeof *x->layers);
-    if (!x->layers)
+    x->row_first = calloc((size_t)(rows ? rows : 1), sizeof *x->row_first);
+    x->mount_row0 = calloc((size_t)(f->n_mounts ? f->n_mounts : 1), sizeof *x->mount_row0);
+    if (!x->layers || !x->row_first || !x->mount_row0)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int p = 0; p < x->fam->n_parts; p++)
-        for (int i = 0; i < x->fam->parts[p]->n; i++) {
-            const samc_layer_def *d = &x->fam->parts[p]->defs[i];
-            for (int k = 0; k < def_count(d, x->model); k++) {
+    rows = 0;
+    for (int m = 0; m < f->n_mounts; m++) {
+        const samc_part_def *p = f->mounts[m].part;
+        x->mount_row0[m] = rows;
+        for (int i = 0; i < p->n_rows; i++) {
+            const samc_layer_def *d = &p->rows[i];
+            x->row_first[rows++] = x->n_layers;
+            for (int k = 0; k < def_count(d, mount_self(x, m)); k++) {
                 samc_layer *L = &x->layers[x->n_layers++];
-                L->def = d, L->index = k, L->prep_slot = -1;
-                instance_name(d, k, L->name, sizeof L->name);
+                L->def = d, L->index = k, L->prep_slot = -1, L->mount = m, L->self = mount_self(x, m);
+                instance_name(f->mounts[m].root, d, k, L->name, sizeof L->name);
             }
         }
+    }
     return SAMC_OK;
 }
 
@@ -156,12 +172,12 @@ static samc_status resolve(samc_exec *x, samc_error *err)
         const samc_layer_def *d = L->def;
         const char *by;
         const samc_impl *want = wanted(x, L, &by);
-        if (d->table < 0) { /* a composite: its children resolve themselves */
+        if (!d->body) { /* a composite: its children resolve themselves */
             L->impl = want, L->ops = NULL, L->prep_slot = -1;
             continue;
         }
-        const samc_impl *from = samc_impl_provider(want, d->table, d->op);
-        if (from && d->op2 != SAMC_NO_OP && !samc_impl_has_body(from, d->table, d->op2))
+        const samc_impl *from = samc_impl_provider(want, d->table, d->body - 1);
+        if (from && d->body2 && !samc_impl_has_body(from, d->table, d->body2 - 1))
             from = NULL;
         if (!from)
             return samc_fail(err, SAMC_ERR_ARG, "%s%s%s: implementation '%s' has no body for layer %s", by ? "override " : "",
@@ -209,7 +225,7 @@ void samc_exec_free(samc_exec *x)
         x->ctx.scratch_free(x->ctx.scratch);
     for (int i = 0; i < SAMC_EXEC_WIRE_SLOTS; i++)
         free(x->wire[i]);
-    free(x->layers);
+    free(x->layers), free(x->row_first), free(x->mount_row0);
     memset(x, 0, sizeof *x);
 }
 
@@ -314,16 +330,28 @@ const samc_layer *samc_exec_find(const samc_exec *x, const char *name)
     return NULL;
 }
 
-const samc_layer *samc_layer_get(const samc_exec *x, const samc_layer_def *def, int index)
+const samc_layer *samc_part_layer(const samc_exec *x, const void *self, const samc_layer_def *def, int index)
 {
-    for (int i = 0; i < x->n_layers; i++) /* instances of one row are contiguous */
-        if (x->layers[i].def == def) {
-            if (index < 0 || i + index >= x->n_layers || x->layers[i + index].def != def)
-                break;
-            return &x->layers[i + index];
-        }
+    const samc_layer_family *f = x->fam;
+    for (int m = 0; m < f->n_mounts; m++) {
+        const samc_part_def *p = f->mounts[m].part;
+        if (mount_self(x, m) != self || def < p->rows || def >= p->rows + p->n_rows)
+            continue;
+        const int r = x->mount_row0[m] + (int)(def - p->rows), first = x->row_first[r];
+        if (index < 0 || index >= def_count(def, self))
+            break;
+        return &x->layers[first + index];
+    }
     fprintf(stderr, "samc: internal error: layer %s index %d is not an instance of this model\n", def->pattern, index);
     abort();
+}
+
+const void *samc_exec_part(const samc_exec *x, const char *root)
+{
+    for (int m = 0; m < x->fam->n_mounts; m++)
+        if (!strcmp(x->fam->mounts[m].root, root))
+            return mount_self(x, m);
+    return NULL;
 }
 
 /* ---- calls and the trace ------------------------------------------------- */
@@ -339,7 +367,7 @@ samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L)
 void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t)
 {
-    if (x->trace && nslots > 0 && (L->def->flags & SAMC_LAYER_PARITY))
+    if (x->trace && nslots > 0 && L->def->parity)
         x->trace(x->trace_user, L->name, sc ? sc : &samc_no_scope, nslots, slots, t);
 }
 

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/io/weights.h"
 #include "core/runtime/impl.h"
@@ -49,6 +50,8 @@ typedef void (*samc_trace_fn)(void *user, const char *module, const samc_scope *
                               const char *const *slots, const samc_tensor *const *tensors);
 
 typedef struct samc_exec samc_exec;
+typedef struct samc_sd samc_sd; /* core/runtime/statedict.h */
+typedef struct samc_layer samc_layer;
 
 /* Asked at every layer boundary (samc_layer_done) and at the video loop's
  * frame boundaries: true stops the call with SAMC_ERR_ABORTED. The API's
@@ -87,46 +90,71 @@ typedef struct samc_decision {
 
 typedef void (*samc_decision_fn)(void *user, const samc_scope *sc, samc_decision *d);
 
-/* Runs call `index` of a layer alone on recorded inputs (parity isolated
- * mode, the op tests). */
-typedef samc_status samc_isolated_body(samc_exec *x, int index, const samc_layer_io *in, samc_layer_out *out,
-                                      samc_error *err);
+/* Runs call L->index of layer L alone on recorded inputs (parity isolated
+ * mode, the op tests). L->self is the part instance the layer belongs to. */
+typedef samc_status samc_isolated_body(samc_exec *x, const samc_layer *L, const samc_layer_io *in,
+                                      samc_layer_out *out, samc_error *err);
 typedef samc_isolated_body *samc_isolated_fn;
-/* Makes seeded inputs for call `index` at the model's shapes (the op
- * tests): channel, head and window sizes as the model has them; the token
- * grids as the model's image size gives them when `full`, else a reduced
- * grid that still has several windows (and padding where the real one has
- * it). NULL: the layer is covered through a composite. */
-typedef samc_status (*samc_example_fn)(const void *model, int index, uint64_t seed, bool full,
+/* Makes seeded inputs for call `index` of a row at its part's shapes (the
+ * op tests): channel, head and window sizes as the part instance `self`
+ * has them; the token grids as its config gives them when `full`, else a
+ * reduced grid that still has several windows (and padding where the real
+ * one has it). NULL: the layer is covered through a composite. */
+typedef samc_status (*samc_example_fn)(const void *self, int index, uint64_t seed, bool full,
                                        samc_layer_inputs *in, samc_error *err);
 
-enum {
-    SAMC_LAYER_PARITY = 1u << 0,   /* a parity point of PARITY_DUMP_FORMAT.md (traced) */
-};
-#define SAMC_NO_OP ((size_t)-1)
+/* A row's body: its byte offset in its ops table, plus one (0: none).
+ * SAMC_BODY(samc_tracker_ops, cxblock) names the body `cxblock` of the
+ * tracker's table; every implementation's body of that kind is
+ * samc_<impl>_cxblock (ref/ops_tables.c, fast/ops_tables.c). */
+#define SAMC_BODY(ops_type, kind) (offsetof(ops_type, kind) + 1)
 
+/* One row of a part: a layer (or a composite of layers) named relative to
+ * the part's root. */
 typedef struct samc_layer_def {
-    const char *pattern;           /* official module name; '#' stands for the instance index */
-    int table;                     /* SAMC_OPS_* of its bodies; -1: a composite (calls other layers) */
-    size_t op, op2;                /* offsetof its bodies in that table (SAMC_NO_OP: none) */
-    unsigned flags;
-    int (*count)(const void *model); /* instances of a '#' pattern (NULL: 1) */
+    /* official module name below the part's root ("layers.#", "norm"; ""
+     * is the root itself; '#' stands for the instance index; "@name" a
+     * function point) */
+    const char *pattern;
+    int table;                     /* SAMC_OPS_* of its bodies */
+    size_t body;                   /* SAMC_BODY(...) in that table; 0: a composite (calls other layers) */
+    size_t body2;                  /* a second body of the same table the row also calls (0: none) */
+    bool parity;                   /* a parity point of the dump format (traced) */
+    int (*count)(const void *self); /* instances of a '#' pattern (NULL: 1) */
     samc_isolated_fn isolated;     /* NULL: not runnable alone */
     samc_example_fn example;
     /* Instances of one class run the same code paths with the same shapes:
      * the op tests run the first of each (NULL: all instances alike). */
-    int (*op_class)(const void *model, int index);
+    int (*op_class)(const void *self, int index);
 } samc_layer_def;
 
-typedef struct samc_layer_part {   /* the rows of one model part (one file) */
-    const samc_layer_def *defs;
-    int n;
-} samc_layer_part;
+/* A part: the unit a family mounts. Its rows are named relative to its
+ * root, its weights described with keys relative to it, its forwards take
+ * the part instance (a struct inside the family's model). */
+typedef struct samc_part_def {
+    const char *name;              /* the official class it mirrors ("MemoryAttention") */
+    const samc_layer_def *rows;
+    int n_rows;
+    /* Its weights, keys relative to the root (the walk is mounted there),
+     * binding the part instance `self` from its config section `cfg`
+     * (NULL: a part without weights). */
+    samc_status (*describe)(samc_sd *sd, void *self, const void *cfg, samc_error *err);
+} samc_part_def;
+
+/* A part mounted in a family: its instance lives at `offset` in the
+ * family's model struct, its rows and keys are named under `root`
+ * ("memory_attention", "tracker.transformer.encoder"; "" at the top). */
+typedef struct samc_mount {
+    const samc_part_def *part;
+    const char *root;
+    size_t offset;                 /* of the part instance in the family's model */
+    size_t cfg_offset;             /* of its config section in the family's model */
+} samc_mount;
 
 typedef struct samc_layer_family {
     const char *name;              /* "sam2" */
-    const samc_layer_part *const *parts;
-    int n_parts;
+    const samc_mount *mounts;
+    int n_mounts;
 } samc_layer_family;
 
 /* What every family's loaded model holds for the runtime: its weights, the
@@ -144,14 +172,16 @@ void samc_model_base_free(samc_model_base *b); /* releases prepared data and the
 /* Prepare `impl` for this model once (thread-safe). */
 samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_error *err);
 
-typedef struct samc_layer {        /* one instance: "image_encoder.trunk.blocks.3" */
+struct samc_layer {        /* one instance: "image_encoder.trunk.blocks.3" */
     const samc_layer_def *def;
     int index;
+    int mount;                     /* index into the family's mounts */
+    const void *self;              /* the part instance (in the model) */
     char name[SAMC_LAYER_NAME_MAX];
     const samc_impl *impl;         /* the implementation serving it (after fallback) */
     const void *ops;               /* impl->ops[def->table] */
     int prep_slot;                 /* impl's prep slot, -1 */
-} samc_layer;
+};
 
 struct samc_exec {
     const void *model;
@@ -159,6 +189,8 @@ struct samc_exec {
     const samc_layer_family *fam;
     samc_layer *layers;
     int n_layers;
+    int *row_first;                /* per mount and row (mount_row0[m] + r): its first instance */
+    int *mount_row0;
     const samc_impl *impl;         /* the default for every layer */
     struct {
         char layer[SAMC_LAYER_NAME_MAX];
@@ -215,9 +247,12 @@ samc_status samc_exec_check_abort(samc_exec *x, const char *where, samc_error *e
 bool samc_exec_is_layer_name(const samc_exec *x, const char *name);
 /* The instance named exactly `name`, or NULL. */
 const samc_layer *samc_exec_find(const samc_exec *x, const char *name);
-/* Instance `index` of row `def`. An index outside the row's count is an
- * internal error (abort): the wiring iterates the model's own counts. */
-const samc_layer *samc_layer_get(const samc_exec *x, const samc_layer_def *def, int index);
+/* Instance `index` of row `def` of the part instance `self`. A row or an
+ * index the part does not have is an internal error (abort): the wiring
+ * iterates the part's own counts. */
+const samc_layer *samc_part_layer(const samc_exec *x, const void *self, const samc_layer_def *def, int index);
+/* The part instance mounted at `root`, or NULL. */
+const void *samc_exec_part(const samc_exec *x, const char *root);
 
 /* The context to pass to L's body (its error record cleared). */
 samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L);

@@ -18,11 +18,13 @@
 
 #include "core/nn/records.h"
 
-/* The ops tables a family part defines (core/models/<family>/<family>_layers.h). */
+/* The ops tables: the shared primitives, the tracker both families mount,
+ * and each family's own kinds. */
 enum samc_ops_table {
-    SAMC_OPS_SAM2_IMAGE,  /* samc_sam2_image_ops */
-    SAMC_OPS_SAM2_VIDEO,  /* samc_sam2_video_ops */
-    SAMC_OPS_SAM3,        /* samc_sam3_ops */
+    SAMC_OPS_NN,          /* samc_nn_ops (core/nn/nn_ops.h) */
+    SAMC_OPS_TRACKER,     /* samc_tracker_ops (core/models/tracker/tracker_layers.h) */
+    SAMC_OPS_SAM2,        /* samc_sam2_ops (core/models/sam2/sam2_layers.h) */
+    SAMC_OPS_SAM3,        /* samc_sam3_ops (core/models/sam3/sam3_layers.h) */
     SAMC_OPS_TABLES
 };
 
@@ -76,6 +78,10 @@ const samc_impl *samc_impl_provider(const samc_impl *impl, int table, size_t off
  * kernels' instruction-set level and why, the bf16 kernel, OpenMP and its
  * threads, the build's target (samc_system_info). */
 void samc__impl_system_info(char *buf, size_t n);
+
+/* The kind name of body `body` (a row's SAMC_BODY value) of table
+ * `table` ("hiera_block"), or NULL when the kind lists have no such body. */
+const char *samc_kind_name(int table, size_t body);
 
 /* Grow a param list (SAMC_ERR_NOMEM on failure). */
 samc_status samc_param_list_add_linear(samc_param_list *p, samc_linear *l);

@@ -5,18 +5,18 @@
 
 #include "core/runtime/impl.h"
 #include "fast/fast.h"
+#include "fast/fast_ops.h"
 #include "fast/isa.h"
-#include "fast/sam2/fast_sam2.h"
 #include "fast/sam3/fast_sam3.h"
-#include "ref/sam2/ref_sam2.h"
+#include "ref/ref_ops.h"
 #include "ref/sam3/ref_sam3.h"
 
 static const samc_impl ref_impl = {
     .name = "ref",
     .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
     .tol = 1e-5,
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_ref_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_ref_sam2_video_ops,
-            [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
+    .ops = {[SAMC_OPS_NN] = &samc_ref_nn_ops, [SAMC_OPS_TRACKER] = &samc_ref_tracker_ops,
+            [SAMC_OPS_SAM2] = &samc_ref_sam2_ops, [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
 };
 
 static const samc_impl fast_impl = {
@@ -25,8 +25,8 @@ static const samc_impl fast_impl = {
              "packed at load",
     .tol = 1e-4,
     .fallback = "ref", /* none used today: fast has every SAM 2 and SAM 3 body (tests/test_sam3_geo_prompt.c) */
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops,
-            [SAMC_OPS_SAM3] = &samc_fast_sam3_ops},
+    .ops = {[SAMC_OPS_NN] = &samc_fast_nn_ops, [SAMC_OPS_TRACKER] = &samc_fast_tracker_ops,
+            [SAMC_OPS_SAM2] = &samc_fast_sam2_ops, [SAMC_OPS_SAM3] = &samc_fast_sam3_ops},
     .prepare = samc__fast_prepare_f32,
     .release = samc__fast_prepare_release,
 };
@@ -40,7 +40,8 @@ static const samc_impl bf16_impl = {
     .about = "fast's bodies with bf16 weights and activations, fp32 accumulation (AVX512_BF16 / AMX by CPUID, "
              "else fp32 products of the bf16 values)",
     .tol = 3e-2,
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &samc_fast_sam2_image_ops, [SAMC_OPS_SAM2_VIDEO] = &samc_fast_sam2_video_ops},
+    .ops = {[SAMC_OPS_NN] = &samc_fast_nn_ops, [SAMC_OPS_TRACKER] = &samc_fast_tracker_ops,
+            [SAMC_OPS_SAM2] = &samc_fast_sam2_ops},
     .prepare = samc__fast_prepare_bf16,
     .release = samc__fast_prepare_release,
 };

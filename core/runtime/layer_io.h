@@ -92,6 +92,15 @@ samc_status samc_inputs_scalar(samc_layer_inputs *in, const char *name, double v
  * seeded values uniform in [lo, hi). */
 samc_tensor *samc_inputs_random(samc_layer_inputs *in, const char *name, uint64_t seed, float lo, float hi,
                                 samc_error *err, int ndim, ...);
+/* In an op-test input generator (core/runtime/exec.h, samc_example_fn,
+ * whose `in`, `seed` and `err` it uses): a seeded random input, each with
+ * the next seed; out of memory returns from the generator. */
+#define SAMC_INPUT_RANDOM(name, lo, hi, ...)                                                              \
+    do {                                                                                                  \
+        if (!samc_inputs_random(in, name, seed++, lo, hi, err, __VA_ARGS__))                               \
+            return SAMC_ERR_NOMEM;                                                                        \
+    } while (0)
+
 /* The io view: in/<name> lookups by name (positions are not used). */
 samc_layer_io samc_inputs_io(samc_layer_inputs *in);
 void samc_inputs_free(samc_layer_inputs *in);

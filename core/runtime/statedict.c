@@ -21,6 +21,26 @@ void samc_sd_begin(samc_sd *sd, const samc_weights *w, const char *base, samc_pa
 
 void samc_sd_free(samc_sd *sd) { samc_key_list_free(&sd->keys); }
 
+void samc_sd_mount(samc_sd *sd, const char *root)
+{
+    snprintf(sd->root, sizeof sd->root, "%s%s", root, root[0] ? "." : "");
+    sd->prefix[0] = '\0';
+}
+
+samc_status samc_sd_family(samc_sd *sd, const samc_layer_family *fam, void *model, samc_error *err)
+{
+    for (int m = 0; m < fam->n_mounts; m++) {
+        const samc_mount *mt = &fam->mounts[m];
+        if (!mt->part->describe)
+            continue;
+        samc_sd_mount(sd, mt->root);
+        samc_status st = mt->part->describe(sd, (char *)model + mt->offset, (const char *)model + mt->cfg_offset, err);
+        if (st)
+            return st;
+    }
+    return SAMC_OK;
+}
+
 void samc_sd_prefix(samc_sd *sd, const char *fmt, ...)
 {
     va_list ap;
@@ -54,7 +74,7 @@ const float *samc_sd_tensor(samc_sd *sd, int ndim, const int64_t *shape, const c
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    snprintf(k->key, sizeof k->key, "%s%s%s", sd->base, sd->prefix, name);
+    snprintf(k->key, sizeof k->key, "%s%s%s%s", sd->base, sd->root, sd->prefix, name);
     k->ndim = ndim;
     memcpy(k->shape, shape, (size_t)ndim * sizeof *shape);
     if (!sd->w)

@@ -4,7 +4,8 @@
  * every expected key with its shape, in the order of the official module
  * tree, binding each record as it goes:
  *
- *   samc_sd_prefix(sd, "image_encoder.trunk.blocks.%d.", i);
+ *   samc_sd_mount(sd, "image_encoder");         (the part's root, once)
+ *   samc_sd_prefix(sd, "trunk.blocks.%d.", i);  (relative to the root)
  *   samc_sd_norm(sd, &blk->norm1, "norm1", dim, 1e-6f);
  *   samc_sd_linear(sd, &blk->qkv, "attn.qkv", dim, 3 * dim_out);
  *
@@ -23,6 +24,7 @@
 
 #include "core/base/error.h"
 #include "core/io/weights.h"
+#include "core/runtime/exec.h"
 #include "core/runtime/impl.h"
 
 typedef struct samc_key_spec {
@@ -42,6 +44,7 @@ typedef struct samc_sd {
     const samc_weights *w;      /* NULL: describe only */
     const char *base;           /* prepended to every key ("detector." in sam3.pt), "" by default */
     samc_param_list *params;    /* bound linear/conv records are added here (may be NULL) */
+    char root[128];             /* the mounted part's root with its '.', "" at the top */
     char prefix[160];
     samc_key_list keys;         /* every key described, in walk order */
     samc_status st;             /* SAMC_ERR_NOMEM when a list could not grow */
@@ -52,7 +55,10 @@ typedef struct samc_sd {
 /* Start a walk over `w` (NULL: describe only), keys prefixed by `base`. */
 void samc_sd_begin(samc_sd *sd, const samc_weights *w, const char *base, samc_param_list *params);
 void samc_sd_free(samc_sd *sd);
-/* The prefix of the following keys (after `base`). */
+/* The part mounted at `root` describes its keys next (relative to root;
+ * the prefix is cleared). */
+void samc_sd_mount(samc_sd *sd, const char *root);
+/* The prefix of the following keys (after `base` and the root). */
 void samc_sd_prefix(samc_sd *sd, const char *fmt, ...) SAMC_PRINTF(2, 3);
 
 /* The data of "<base><prefix><name>", which must have `shape` (up to 4
@@ -73,6 +79,12 @@ void samc_sd_mlp(samc_sd *sd, samc_mlp *m, const char *name, int in, int hidden,
 /* sam.transformer.Attention: q_proj/k_proj/v_proj/out_proj, kv_in for k and v. */
 void samc_sd_attention(samc_sd *sd, samc_attention *a, const char *name, int dim, int internal, int kv_in,
                        int heads);
+
+/* Every part of a family, in mount order, each mounted at its root:
+ * part->describe(sd, model + offset, model + cfg_offset). Stops at the
+ * first part that fails (a config it cannot describe); a missing or
+ * mis-shaped key never stops the walk (samc_sd_finish reports it). */
+samc_status samc_sd_family(samc_sd *sd, const samc_layer_family *fam, void *model, samc_error *err);
 
 /* The verdict of a checking walk: SAMC_OK, or an error naming the source,
  * the first mis-shaped key (expected and actual shape), else the first

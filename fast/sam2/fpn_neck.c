@@ -11,7 +11,7 @@
 
 #include "core/base/error.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 
 /* Linear taps of output index o for a x2 upsample, align_corners False. */
 static void up2_taps(int o, int n, int *i0, int *i1, float *l0, float *l1)

@@ -18,7 +18,7 @@
 #include "core/base/error.h"
 #include "core/models/sam2/hiera_geometry.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 
 /* ---- PatchEmbed ---------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #include "core/base/error.h"
 #include "core/nn/box_geom.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 #include "fast/sam3/fast_sam3.h"
 
 samc_status samc_fast_sam3_dec_refine(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *out,

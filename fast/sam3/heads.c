@@ -13,7 +13,7 @@
 #include "core/nn/box_geom.h"
 #include "core/nn/sine_embed.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 #include "fast/sam3/fast_sam3.h"
 
 /* A (rows, cols) view of data for the MLP bodies. */

@@ -12,7 +12,7 @@
 #include "core/base/error.h"
 #include "core/nn/nearest.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 #include "fast/sam3/fast_sam3.h"
 
 #define PIX_PANEL 2048

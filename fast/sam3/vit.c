@@ -17,7 +17,7 @@
 #include "core/base/error.h"
 #include "core/nn/axial_rope.h"
 #include "fast/fast.h"
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 #include "fast/sam3/fast_sam3.h"
 
 samc_status samc_fast_sam3_vit_patch_embed(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,

@@ -13,7 +13,7 @@
 #include "core/base/error.h"
 #include "core/nn/position_encoding.h"
 #include "ref/prims.h"
-#include "ref/sam2/ref_sam2.h"
+#include "ref/ref_ops.h"
 
 /* F.interpolate(prev, scale_factor=2.0, mode="nearest"): PyTorch's
  * nearest_idx takes source index dst >> 1, a plain 2x2 repeat. Adds into lat

@@ -12,7 +12,7 @@
 #include "core/base/error.h"
 #include "core/models/sam2/hiera_geometry.h"
 #include "ref/prims.h"
-#include "ref/sam2/ref_sam2.h"
+#include "ref/ref_ops.h"
 
 /* ---- PatchEmbed ---------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
 #include "core/base/error.h"
 #include "core/models/sam2/sam2_transforms.h"
 #include "core/nn/resize_bilinear.h"
-#include "ref/sam2/ref_sam2.h"
+#include "ref/ref_ops.h"
 
 /* Normalize(mean, std): torchvision turns the lists into float32 tensors. */
 static const float k_mean[3] = {0.485f, 0.456f, 0.406f};

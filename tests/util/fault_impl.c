@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fast/sam2/fast_sam2.h"
+#include "fast/fast_ops.h"
 #include "util/fault_impl.h"
 
 static void poke(samc_tensor *t)
@@ -78,12 +78,18 @@ static samc_status f_postprocess(samc_ctx *c, const samc_tensor *lo, int H, int 
     WRAP(samc_fast_postprocess(c, lo, H, W, out), poke(out));
 }
 
-static const samc_sam2_image_ops faulty_image_ops = {
+static const samc_sam2_ops faulty_sam2_ops = {
     .preprocess = f_preprocess,
     .patch_embed = f_patch_embed,
     .hiera_block = f_hiera_block,
     .fpn_neck = f_fpn_neck,
+};
+
+static const samc_nn_ops faulty_nn_ops = {
     .conv2d = f_conv2d,
+};
+
+static const samc_tracker_ops faulty_tracker_ops = {
     .prompt_encoder = f_prompt_encoder,
     .dense_pe = f_dense_pe,
     .twoway_block = f_twoway_block,
@@ -97,5 +103,5 @@ const samc_impl tu_fault_impl = {
     .about = "test only: fast with every output perturbed",
     .tol = 1e-4,
     .fallback = "fast",
-    .ops = {[SAMC_OPS_SAM2_IMAGE] = &faulty_image_ops},
+    .ops = {[SAMC_OPS_NN] = &faulty_nn_ops, [SAMC_OPS_TRACKER] = &faulty_tracker_ops, [SAMC_OPS_SAM2] = &faulty_sam2_ops},
 };

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "core/models/tracker/tracker_config.h"
 #include "samc_status.h"
 
 #define SAMC_MAX_STAGES 4
@@ -35,13 +36,6 @@ typedef struct samc_hiera_config {
     int patch_kernel, patch_stride, patch_padding; /* PatchEmbed defaults 7, 4, 3 */
 } samc_hiera_config;
 
-typedef struct samc_sine_pe_config {
-    int num_pos_feats;
-    double temperature;
-    bool normalize;
-    double scale;                       /* <= 0 means the default 2*pi */
-} samc_sine_pe_config;
-
 typedef struct samc_neck_config {
     int d_model;
     int n_levels;
@@ -55,31 +49,7 @@ typedef struct samc_neck_config {
     int scalp;                          /* ImageEncoder.scalp */
 } samc_neck_config;
 
-typedef struct samc_memory_attention_config {
-    int d_model, num_layers, dim_feedforward;
-    int self_heads, cross_heads, kv_in_dim;
-    double rope_theta;
-    int feat_h, feat_w;
-    bool pos_enc_at_input, pos_enc_at_attn;
-    bool pos_enc_at_cross_attn_keys, pos_enc_at_cross_attn_queries;
-    bool rope_k_repeat;
-} samc_memory_attention_config;
 
-typedef struct samc_memory_encoder_config {
-    int out_dim, in_dim;
-    int ds_kernel, ds_stride, ds_padding, ds_total_stride, ds_embed_dim;
-    int fuser_layers, fuser_dim, fuser_kernel, fuser_padding;
-    double layer_scale_init_value;
-    bool use_dwconv;
-    samc_sine_pe_config pe;
-} samc_memory_encoder_config;
-
-/* SAM2VideoPredictor's own options (its constructor's keyword arguments,
- * keys of the model section like the SAM2Base ones). */
-typedef struct samc_sam2_video_config {
-    double fill_hole_area;              /* 0 = off */
-    bool non_overlap_masks, clear_non_cond_mem_around_input, add_all_frames_to_correct_as_cond;
-} samc_sam2_video_config;
 
 typedef struct samc_sam2_config {
     char name[64];                      /* preset name or "custom" */
@@ -88,7 +58,7 @@ typedef struct samc_sam2_config {
     samc_memory_attention_config mem_attn;
     samc_memory_encoder_config mem_enc;
 
-    samc_sam2_video_config video;
+    samc_tracker_video_config video;
 
     /* SAM2Base */
     int image_size, backbone_stride, num_maskmem;

@@ -1,5 +1,6 @@
-/* sam2_model.c - loading SAM 2: the config, one walk over the state_dict
- * that checks and binds every layer's weights, and the registry. */
+/* sam2_model.c - the SAM 2 family: its parts at their roots, loading (the
+ * config, one walk over the state_dict that checks and binds every part's
+ * weights). */
 #include "core/models/sam2/sam2_model.h"
 
 #include <stddef.h>
@@ -9,24 +10,60 @@
 #include "core/base/error.h"
 #include "core/models/family.h"
 
-static const samc_layer_part *const parts[] = {&samc__sam2_encoder_part, &samc__sam2_decoder_part,
-                                               &samc__sam2_memory_part, &samc__sam2_memory_bank_part};
-const samc_layer_family samc_sam2_family = {"sam2", parts, (int)(sizeof parts / sizeof parts[0])};
+/* Every part at its root, in the order of SAM2Base's state_dict. */
+static const samc_mount mounts[] = {
+    {&samc_sam2_preprocess_part, "", offsetof(samc_sam2_model, transforms), offsetof(samc_sam2_model, cfg)},
+    {&samc_sam2_image_encoder_part, "image_encoder", offsetof(samc_sam2_model, image_encoder),
+     offsetof(samc_sam2_model, cfg)},
+    {&samc_prompt_encoder_part, "sam_prompt_encoder", offsetof(samc_sam2_model, tracker.prompt_encoder),
+     offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_mask_decoder_part, "sam_mask_decoder", offsetof(samc_sam2_model, tracker.mask_decoder),
+     offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_memory_attention_part, "memory_attention", offsetof(samc_sam2_model, tracker.memory_attention),
+     offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_memory_encoder_part, "memory_encoder", offsetof(samc_sam2_model, tracker.memory_encoder),
+     offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_tracker_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_memory_bank_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
+    {&samc_postprocess_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
+};
+const samc_layer_family samc_sam2_family = {"sam2", mounts, (int)(sizeof mounts / sizeof mounts[0])};
 
-/* The whole state_dict of SAM2Base, part by part. */
+void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *t)
+{
+    *t = (samc_tracker_config){
+        .d_model = c->neck.d_model,
+        .image_size = c->image_size,
+        .backbone_stride = c->backbone_stride,
+        .mem_attn = c->mem_attn,
+        .mem_enc = c->mem_enc,
+        .video = c->video,
+#define SAMC_COPY(f) .f = c->f,
+        SAMC_COPY(num_maskmem) SAMC_COPY(sigmoid_scale_for_mem_enc) SAMC_COPY(sigmoid_bias_for_mem_enc)
+        SAMC_COPY(binarize_mask_from_pts_for_mem_enc) SAMC_COPY(use_mask_input_as_output_without_sam)
+        SAMC_COPY(max_cond_frames_in_attn) SAMC_COPY(directly_add_no_mem_embed)
+        SAMC_COPY(use_high_res_features_in_sam) SAMC_COPY(multimask_output_in_sam) SAMC_COPY(multimask_min_pt_num)
+        SAMC_COPY(multimask_max_pt_num) SAMC_COPY(multimask_output_for_tracking)
+        SAMC_COPY(use_multimask_token_for_obj_ptr) SAMC_COPY(iou_prediction_use_sigmoid)
+        SAMC_COPY(memory_temporal_stride_for_eval) SAMC_COPY(non_overlap_masks_for_mem_enc)
+        SAMC_COPY(use_obj_ptrs_in_encoder) SAMC_COPY(max_obj_ptrs_in_encoder) SAMC_COPY(add_tpos_enc_to_obj_ptrs)
+        SAMC_COPY(proj_tpos_enc_in_obj_ptrs) SAMC_COPY(use_signed_tpos_enc_to_obj_ptrs)
+        SAMC_COPY(only_obj_ptrs_in_the_past_for_eval) SAMC_COPY(pred_obj_scores) SAMC_COPY(pred_obj_scores_mlp)
+        SAMC_COPY(fixed_no_obj_ptr) SAMC_COPY(soft_no_obj_ptr) SAMC_COPY(use_mlp_for_obj_ptr_proj)
+        SAMC_COPY(no_obj_embed_spatial) SAMC_COPY(dynamic_multimask_via_stability)
+        SAMC_COPY(dynamic_multimask_stability_delta) SAMC_COPY(dynamic_multimask_stability_thresh)
+        SAMC_COPY(mask_in_chans) SAMC_COPY(num_multimask_outputs) SAMC_COPY(twoway_depth) SAMC_COPY(twoway_mlp_dim)
+        SAMC_COPY(twoway_heads) SAMC_COPY(iou_head_depth) SAMC_COPY(iou_head_hidden_dim)
+#undef SAMC_COPY
+    };
+}
+
+/* The whole state_dict of SAM2Base, part by part (the config set first). */
 static samc_status describe(samc_sd *sd, samc_sam2_model *m, samc_error *err)
 {
-    m->emb = m->cfg.image_size / m->cfg.backbone_stride;
-    samc_status st = samc__sam2_describe_encoder(sd, m, err);
-    if (st)
-        return st;
-    samc__sam2_describe_decoder(sd, m);
-    samc__sam2_describe_memory(sd, m);
-    const int64_t D = m->cfg.neck.d_model;
-    samc_sd_prefix(sd, "%s", "");
-    m->no_mem_embed = samc_sd_tensor(sd, 3, (const int64_t[]){1, 1, D}, "no_mem_embed");
-    samc_sd_tensor(sd, 3, (const int64_t[]){1, 1, D}, "no_mem_pos_enc"); /* unused at inference */
-    return SAMC_OK;
+    m->transforms.image_size = m->cfg.image_size;
+    samc_sam2_tracker_config(&m->cfg, &m->tracker.cfg);
+    return samc_sd_family(sd, &samc_sam2_family, m, err);
 }
 
 /* The walk on a throw-away model (keys only, or the check alone). */
@@ -45,7 +82,7 @@ static samc_status walk_only(const samc_sam2_config *cfg, const samc_weights *w,
     if (!st && keys)
         *keys = sd.keys, memset(&sd.keys, 0, sizeof sd.keys);
     samc_sd_free(&sd);
-    free(m->pos_embed);
+    free(m->image_encoder.pos_embed);
     free(m);
     return st;
 }
@@ -128,23 +165,8 @@ void samc_sam2_model_free(samc_sam2_model *m)
     if (!m)
         return;
     samc_model_base_free(&m->base);
-    free(m->pos_embed);
+    free(m->image_encoder.pos_embed);
     free(m);
-}
-
-const char *samc_sam2_kind_name(int table, size_t offset)
-{
-#define SAMC_X(kind)                                                                                     \
-    if (table == SAMC_OPS_SAM2_IMAGE && offset == offsetof(samc_sam2_image_ops, kind))                   \
-        return #kind;
-    SAMC_SAM2_IMAGE_OPS(SAMC_X)
-#undef SAMC_X
-#define SAMC_X(kind)                                                                                     \
-    if (table == SAMC_OPS_SAM2_VIDEO && offset == offsetof(samc_sam2_video_ops, kind))                   \
-        return #kind;
-    SAMC_SAM2_VIDEO_OPS(SAMC_X)
-#undef SAMC_X
-    return NULL;
 }
 
 samc_status samc_sam2_exec_init(samc_exec *x, samc_sam2_model *m, samc_error *err)

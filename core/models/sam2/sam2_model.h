@@ -1,17 +1,15 @@
-/* sam2_model.h - SAM 2 wired once: the loaded model (weights and bound
- * layer records, shared read-only by any number of uses) and the paths
- * through it, each a sequence of named layers called through a samc_exec
- * (core/runtime/exec.h: implementation per layer, trace, workspace).
+/* sam2_model.h - the SAM 2 family: its model (weights, config, the image
+ * encoder and the tracker, shared read-only by any number of uses), the
+ * mount table that names every part at its official root, and SAM 2's
+ * own paths (set_image: SAM2Transforms and the Hiera + FPN image encoder,
+ * which is also the feature source of its video predictor).
  *
- * Layer names are the official module names ("image_encoder.trunk.blocks.3",
- * "sam_mask_decoder.transformer.layers.0", ...) plus the function points
- * "@preprocess", "@postprocess" and "@prepare_memory_conditioned_features".
- * Each model part (one file) holds its layers' rows of the registry, the
- * description of their weights, their isolated runners and their wiring:
- *   sam2_encoder.c     image encoder (Hiera trunk, FPN neck), conv_s0/s1
- *   sam2_decoder.c     prompt encoder, two-way transformer, mask decoder, @postprocess
- *   sam2_memory.c      memory encoder, memory attention, object-pointer projections
- *   sam2_memory_bank.c @prepare_memory_conditioned_features
+ * Mounted parts (roots relative to SAM2Base):
+ *   ""                  @preprocess (sam2_preprocess.c), the tracker's own
+ *                       rows (core/models/tracker/)
+ *   image_encoder       Hiera trunk + FPN neck (image_encoder.c)
+ *   sam_prompt_encoder, sam_mask_decoder, memory_attention, memory_encoder
+ *                       the tracker's parts
  */
 #ifndef SAMC_CORE_SAM2_MODEL_H
 #define SAMC_CORE_SAM2_MODEL_H
@@ -19,41 +17,44 @@
 #include "core/io/weights.h"
 #include "core/models/sam2/config.h"
 #include "core/models/sam2/sam2_layers.h"
+#include "core/models/tracker/image_predict.h"
+#include "core/models/tracker/tracker.h"
 #include "core/runtime/exec.h"
 #include "core/runtime/statedict.h"
 
-typedef struct samc_sam2_model {
-    samc_model_base base;               /* weights, prepared copies */
-    samc_sam2_config cfg;
-
-    /* Bound layers (pointers into the weights). */
+/* ImageEncoder: the Hiera trunk and the FPN neck (image_encoder.c). */
+typedef struct samc_sam2_image_encoder {
+    int image_size;
     samc_conv2d patch_embed;
     int depth;
     samc_hiera_block blocks[SAMC_MAX_BLOCKS];
     int n_stages, stage_ends[SAMC_MAX_STAGES];
-    float *pos_embed;                   /* (Hp, Wp, C), precomputed at load */
+    float *pos_embed;                   /* (Hp, Wp, C), computed at load (owned) */
     int grid;                           /* Hp == Wp == image_size / patch_stride */
     samc_fpn_neck neck;
-    samc_prompt_encoder prompt_encoder;
-    samc_mask_decoder mask_decoder;
-    const float *no_mem_embed;          /* (D) */
-    /* Memory path (video). */
-    samc_memory_encoder memory_encoder;
-    samc_memory_attention memory_attention;
-    bool has_obj_ptr_proj;
-    samc_mlp obj_ptr_proj;              /* 1 layer when !use_mlp_for_obj_ptr_proj */
-    bool has_obj_ptr_tpos_proj;
-    samc_mlp obj_ptr_tpos_proj;         /* one Linear */
-    samc_conv2d mask_downsample;        /* Conv2d(1,1,4,4) for mask prompts */
-    const float *maskmem_tpos_enc;      /* (num_maskmem, mem_dim) */
-    const float *no_obj_ptr;            /* (D) or NULL */
-    const float *no_obj_embed_spatial;  /* (mem_dim) or NULL */
-    int mem_dim;
-    int emb;                            /* image embedding side: image_size / backbone_stride */
+    int scalp;                          /* ImageEncoder.scalp */
+} samc_sam2_image_encoder;
+
+/* SAM2Transforms' preprocessing (sam2_preprocess.c): no weights. */
+typedef struct samc_sam2_transforms {
+    int image_size;
+} samc_sam2_transforms;
+
+typedef struct samc_sam2_model {
+    samc_model_base base;               /* weights, prepared copies */
+    samc_sam2_config cfg;
+    samc_sam2_transforms transforms;
+    samc_sam2_image_encoder image_encoder;
+    samc_tracker_model tracker;               /* SAM heads and memory path; tracker.cfg derived from cfg */
 } samc_sam2_model;
 
-/* The registry: every layer of SAM 2 (core/runtime/exec.h). */
+/* The registry: every part of SAM 2 at its root (core/runtime/exec.h). */
 extern const samc_layer_family samc_sam2_family;
+extern const samc_part_def samc_sam2_image_encoder_part, samc_sam2_preprocess_part;
+
+/* The tracker's config section from SAM 2's (SAM2Base's options, the heads'
+ * sizes, the video predictor's options). */
+void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *out);
 
 /* Build from loaded weights (ownership of `w` passes to the model, also on
  * failure). cfg NULL: detect the preset from the weights. Every key and shape
@@ -82,97 +83,27 @@ samc_status samc_sam2_random_weights(const samc_sam2_config *cfg, uint64_t seed,
 /* Guess the preset from weight shapes (embed_dim, depth, 2.0 vs 2.1 keys). */
 samc_status samc_sam2_detect_config(const samc_weights *w, samc_sam2_config *cfg, samc_error *err);
 
-/* The parts' descriptions of their weights (sam2_model.c walks them in order). */
-samc_status samc__sam2_describe_encoder(samc_sd *sd, samc_sam2_model *m, samc_error *err);
-void samc__sam2_describe_decoder(samc_sd *sd, samc_sam2_model *m);
-void samc__sam2_describe_memory(samc_sd *sd, samc_sam2_model *m);
-extern const samc_layer_part samc__sam2_encoder_part, samc__sam2_decoder_part, samc__sam2_memory_part,
-    samc__sam2_memory_bank_part;
+/* ---- SAM 2's image path ------------------------------------------------- */
 
-/* ---- image path ------------------------------------------------------- */
+/* set_image: @preprocess, image encoder, the tracker's features (conv_s0/s1,
+ * no_mem_embed). */
+samc_status samc_sam2_encode_image(samc_exec *x, const samc_sam2_model *m, const uint8_t *rgb, int h, int w,
+                                   samc_frame_features *f, samc_error *err);
+/* The image encoder and the tracker's features from an already
+ * preprocessed (1,3,S,S) tensor. */
+samc_status samc_sam2_encode_tensor(samc_exec *x, const samc_sam2_model *m, const samc_tensor *img,
+                                    const samc_scope *sc, samc_frame_features *f, samc_error *err);
+/* @preprocess: the image predictor's (video false) or the video loader's
+ * transform of an RGB image -> (1,3,S,S); traced when asked. */
+samc_status samc_sam2_preprocess(samc_exec *x, const samc_sam2_transforms *t, const samc_scope *sc, bool video,
+                                 bool trace, const uint8_t *rgb, int h, int w, samc_tensor *out, samc_error *err);
+/* The video predictor's frames through SAM 2's backbone. */
+samc_feature_source samc_sam2_feature_source(const samc_sam2_model *m);
 
-typedef struct samc_sam2_features {
-    int orig_h, orig_w;
-    samc_tensor image_embed;            /* (1,D,e,e): vision_features + no_mem_embed */
-    samc_tensor feat_s0, feat_s1;       /* conv_s0 / conv_s1 high-res features */
-    samc_tensor vision_features;        /* (1,D,e,e) raw (for the video path) */
-    samc_tensor vision_pos;             /* (1,D,e,e) sine PE of the e x e level */
-} samc_sam2_features;
-
-/* set_image: @preprocess, image encoder, conv_s0/s1, no_mem_embed. */
-samc_status samc_sam2_encode_image(samc_exec *x, const uint8_t *rgb, int h, int w, samc_sam2_features *f,
-                                   samc_error *err);
-/* The image encoder from an already preprocessed (1,3,S,S) tensor. */
-samc_status samc_sam2_encode_tensor(samc_exec *x, const samc_tensor *img, const samc_scope *sc,
-                                    samc_sam2_features *f, samc_error *err);
-void samc_sam2_features_release(samc_sam2_features *f);
-
-typedef struct samc_sam2_prompt {
-    int n_points;
-    const float *points;                /* (n_points, 2) x, y in original-image pixels */
-    const int32_t *labels;              /* (n_points): 1 pos, 0 neg (-1..3 accepted) */
-    bool has_box;
-    float box[4];                       /* x0, y0, x1, y1 in original-image pixels */
-    const samc_tensor *mask_input;      /* (1, 4e, 4e) or (1,1,4e,4e) logits, or NULL */
-    bool multimask;
-    /* Points outside the image are rejected unless this is set (the
-     * official predictor accepts them; the parity harness replays dumps
-     * exactly). Boxes may always extend past the image, as in the official
-     * predictor; they must be ordered and finite. */
-    bool allow_points_outside;
-} samc_sam2_prompt;
-
-/* SAM2ImagePredictor(max_hole_area, max_sprinkle_area): 0 = off (default). */
-typedef struct samc_sam2_image_opts {
-    double max_hole_area, max_sprinkle_area;
-} samc_sam2_image_opts;
-
-typedef struct samc_sam2_prediction {
-    int num_masks;
-    samc_tensor masks;                  /* (C, H, W) logits at original size */
-    samc_tensor iou;                    /* (C) */
-    samc_tensor low_res;                /* (C, 4e, 4e) logits clamped to [-32, 32] */
-    float object_score;                 /* logit (ignored by the image predictor) */
-} samc_sam2_prediction;
-
-/* Validate a prompt against the image (points inside, finite, labels in
- * -1..3, box ordered, mask size). Messages name the argument. */
-samc_status samc_sam2_check_prompt(const samc_sam2_model *m, const samc_sam2_features *f,
-                                   const samc_sam2_prompt *p, samc_error *err);
-/* SAM2ImagePredictor.predict(return_logits=True) on the features. */
-samc_status samc_sam2_predict(samc_exec *x, const samc_sam2_features *f, const samc_sam2_prompt *p,
-                              const samc_sam2_image_opts *opts, samc_sam2_prediction *out, samc_error *err);
-void samc_sam2_prediction_release(samc_sam2_prediction *p);
-
-/* Pieces of predict, reused by the video path and the isolated runners. */
-samc_status samc_sam2_mask_decoder(samc_exec *x, const samc_scope *sc, const samc_tensor *image_embed,
-                                   const samc_tensor *image_pe, const samc_tensor *sparse,
-                                   const samc_tensor *dense, bool multimask, bool repeat_image,
-                                   const samc_tensor *feat_s0, const samc_tensor *feat_s1,
-                                   samc_tensor out[4], samc_error *err);
-/* PromptEncoder.forward(points=(coords, labels) or None when n == 0,
- * boxes=None, masks): coords (1,n,2) in model-input pixels, mask (1,1,4e,4e)
- * or NULL -> sparse (1, n ? n+1 : 0, D), dense (1,D,e,e); traced. */
-samc_status samc_sam2_prompt_encoder(samc_exec *x, const samc_scope *sc, const float *coords,
-                                     const int32_t *labels, int n, const samc_tensor *mask, samc_tensor *sparse,
-                                     samc_tensor *dense, samc_error *err);
-/* The same for B prompts of n points each (the official (B,n,2) tensors):
- * coords (B,n,2), labels (B,n), mask (B,1,4e,4e) or NULL -> sparse
- * (B, n ? n+1 : 0, D), dense (B,D,e,e). */
-samc_status samc_sam2_prompt_encoder_batch(samc_exec *x, const samc_scope *sc, const float *coords,
-                                           const int32_t *labels, int B, int n, const samc_tensor *mask,
-                                           samc_tensor *sparse, samc_tensor *dense, samc_error *err);
-/* PromptEncoder.get_dense_pe: (1, D, e, e). */
-samc_status samc_sam2_dense_pe(samc_exec *x, samc_tensor *pe, samc_error *err);
-/* SAM2Transforms.postprocess_masks's resize: (1,C,h,w) -> (1,C,H,W), traced. */
-samc_status samc_sam2_postprocess(samc_exec *x, const samc_tensor *low, int H, int W, samc_tensor *out,
-                                  samc_error *err);
-/* The video predictor's resize to the video resolution (+ non-overlap),
- * traced as @postprocess with scope `sc` (NULL: not traced). */
-samc_status samc_sam2_postprocess_video(samc_exec *x, const samc_scope *sc, const samc_tensor *low, int H, int W,
-                                        bool non_overlap, samc_tensor *out, samc_error *err);
-/* The video loader's frame preprocessing (PIL bicubic), traced when asked. */
-samc_status samc_sam2_preprocess_frame(samc_exec *x, const samc_scope *sc, bool trace, const uint8_t *rgb, int h,
-                                       int w, samc_tensor *out, samc_error *err);
+/* ImageEncoder.forward (Hiera + FPN + scalp) on a preprocessed image:
+ * the levels after scalp (high to low resolution) and their PE; traced. */
+samc_status samc_sam2_image_encoder_forward(samc_exec *x, const samc_sam2_image_encoder *e, const samc_scope *sc,
+                                            const samc_tensor *img, samc_tensor *levels, samc_tensor *pos,
+                                            int *n_levels, samc_error *err);
 
 #endif

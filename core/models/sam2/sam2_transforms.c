@@ -1,9 +1,7 @@
-/* sam2_transforms.c - the video loader's frame preprocessing and the video
- * predictor's non-overlap constraint (sam2/utils/misc.py,
- * sam2/sam2_video_predictor.py). */
+/* sam2_transforms.c - the video loader's frame preprocessing
+ * (sam2/utils/misc.py). */
 #include "core/models/sam2/sam2_transforms.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "core/base/error.h"
@@ -26,21 +24,3 @@ samc_status samc_sam2_frame_to_tensor(const uint8_t *rgb, int h, int w, int S, s
     free(small);
     return st;
 }
-
-/* _apply_non_overlapping_constraints: keep each pixel only for the object
- * with the highest score there; others are clamped to <= -10. */
-void samc_sam2_non_overlap(float *m, int n, int64_t hw)
-{
-    if (n <= 1)
-        return;
-    for (int64_t i = 0; i < hw; i++) {
-        int best = 0;
-        for (int k = 1; k < n; k++)
-            if (m[k * hw + i] > m[best * hw + i])
-                best = k;
-        for (int k = 0; k < n; k++)
-            if (k != best)
-                m[k * hw + i] = fminf(m[k * hw + i], -10.0f);
-    }
-}
-

@@ -1,5 +1,5 @@
-/* sam2_transforms.h - the video predictor's frame transforms, shared by the
- * ref and fast bodies of @preprocess (video) and @postprocess (video). */
+/* sam2_transforms.h - the video loader's frame transform, shared by the ref
+ * and fast bodies of @preprocess (video). */
 #ifndef SAMC_MODELS_SAM2_TRANSFORMS_H
 #define SAMC_MODELS_SAM2_TRANSFORMS_H
 
@@ -12,10 +12,5 @@
  * to S x S on uint8, / 255.0 in float64 stored as float32, then
  * (x - mean) / std in float32 -> out (1,3,S,S), allocated by the caller. */
 samc_status samc_sam2_frame_to_tensor(const uint8_t *rgb, int h, int w, int S, samc_tensor *out, samc_error *err);
-
-/* _apply_non_overlapping_constraints on n masks of hw pixels: each pixel is
- * kept only for the object with the highest logit there; the others are
- * clamped to <= -10. */
-void samc_sam2_non_overlap(float *masks, int n, int64_t hw);
 
 #endif

@@ -27,10 +27,10 @@ static const samc_tensor *slot(const samc_layer_out *o, const char *name)
 static samc_status point(samc_exec *x, int row, samc_layer_inputs *in, samc_layer_out *out, samc_error *err)
 {
     const samc_layer_def *d = samc__sam3_def(row);
-    const samc_layer *L = samc_layer_get(x, d, 0);
+    const samc_layer *L = samc_part_layer(x, x->model, d, 0);
     const samc_layer_io io = samc_inputs_io(in);
     memset(out, 0, sizeof *out);
-    samc_status st = d->isolated(x, 0, &io, out, err);
+    samc_status st = d->isolated(x, L, &io, out, err);
     if (st) {
         samc_error_prefix(err, "%s", L->name);
         return st;

@@ -53,7 +53,7 @@ static void run_begin(run *r, samc_exec *x, const samc_layer_io *io, samc_layer_
  * prepared for them; bodies report to the runner's error record. */
 static const samc_sam3_ops *body(run *r, int row, int index)
 {
-    const samc_layer *L = samc_layer_get(r->x, &defs[row], index);
+    const samc_layer *L = samc_part_layer(r->x, r->x->model, &defs[row], index);
     samc_layer_ctx(r->x, L);
     r->ctx->err = r->err;
     return L->ops;
@@ -64,7 +64,7 @@ static const samc_sam3_ops *body(run *r, int row, int index)
 static void emit(run *r, int row, int index, int n, const char *const *slots, const samc_tensor *const *t)
 {
     if (r->x->trace)
-        samc_layer_emit(r->x, samc_layer_get(r->x, &defs[row], index), &samc_no_scope, n, slots, t);
+        samc_layer_emit(r->x, samc_part_layer(r->x, r->x->model, &defs[row], index), &samc_no_scope, n, slots, t);
 }
 
 static void emit1(run *r, int row, int index, const samc_tensor *t)
@@ -266,9 +266,10 @@ static samc_status text_forward(run *r, const samc_tensor *ids, samc_tensor *pro
 
 /* ---- runners: vision ----------------------------------------------------------- */
 
-samc_status samc_sam3_run_preprocess(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_preprocess(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -295,9 +296,10 @@ samc_status samc_sam3_run_preprocess(samc_exec *ex, int index, const samc_layer_
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_patch_embed(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_patch_embed(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -317,9 +319,10 @@ samc_status samc_sam3_run_patch_embed(samc_exec *ex, int index, const samc_layer
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_vit_block(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_vit_block(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->n_blocks, "ViT block", err);
@@ -347,9 +350,10 @@ static samc_status trunk_shape(const samc_sam3_model *m, const samc_tensor *x, i
     return SAMC_OK;
 }
 
-samc_status samc_sam3_run_trunk(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_trunk(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -365,9 +369,10 @@ samc_status samc_sam3_run_trunk(samc_exec *ex, int index, const samc_layer_io *i
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_neck_level(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_neck_level(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->neck.n_levels, "neck level", err);
@@ -386,9 +391,10 @@ samc_status samc_sam3_run_neck_level(samc_exec *ex, int index, const samc_layer_
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_sam2_neck_level(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_sam2_neck_level(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     const samc_sam3_model *m = ex->model;
     if (!m->has_sam2_neck)
         return samc_fail(err, SAMC_ERR_ARG, "sam2_convs: the model has no SAM 2 neck (add_sam2_neck)");
@@ -409,9 +415,10 @@ samc_status samc_sam3_run_sam2_neck_level(samc_exec *ex, int index, const samc_l
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_vision_backbone(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_vision_backbone(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -485,14 +492,15 @@ samc_status samc_sam3_tokenize(samc_exec *ex, const char *text, int context_leng
     if (!st && ex->trace) {
         static const char *const slot0[] = {"0"};
         const samc_tensor *t = ids;
-        samc_layer_emit(ex, samc_layer_get(ex, &defs[S3_TOKENIZE], 0), &samc_no_scope, 1, slot0, &t);
+        samc_layer_emit(ex, samc_part_layer(ex, ex->model, &defs[S3_TOKENIZE], 0), &samc_no_scope, 1, slot0, &t);
     }
     return st;
 }
 
-samc_status samc_sam3_run_tokenize(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_tokenize(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                    samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     char *text = NULL;
     double ctx = 0;
@@ -515,9 +523,10 @@ samc_status samc_sam3_run_tokenize(samc_exec *ex, int index, const samc_layer_io
     return st;
 }
 
-samc_status samc_sam3_run_text_block(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_text_block(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->text.n_layers, "text block", err);
@@ -534,9 +543,10 @@ samc_status samc_sam3_run_text_block(samc_exec *ex, int index, const samc_layer_
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_text_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_text_encoder(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -553,9 +563,10 @@ samc_status samc_sam3_run_text_encoder(samc_exec *ex, int index, const samc_laye
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_language_backbone(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_language_backbone(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -593,9 +604,10 @@ samc_status samc_sam3_run_language_backbone(samc_exec *ex, int index, const samc
 
 /* ---- runners: geometry encoder, fusion encoder ------------------------------------ */
 
-samc_status samc_sam3_run_geo_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_geo_layer(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->geo.n_layers, "geometry encoder layer", err);
@@ -616,9 +628,10 @@ samc_status samc_sam3_run_geo_layer(samc_exec *ex, int index, const samc_layer_i
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -663,9 +676,10 @@ samc_status samc_sam3_run_geometry_encoder(samc_exec *ex, int index, const samc_
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_enc_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_enc_layer(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->enc.n_layers, "encoder layer", err);
@@ -701,9 +715,10 @@ static void batch_to_seq(const float *b, int64_t S, int64_t B, int64_t C, float 
             memcpy(s + (i * B + bb) * C, b + (bb * S + i) * C, (size_t)C * sizeof *s);
 }
 
-samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -758,9 +773,10 @@ samc_status samc_sam3_run_fusion_encoder(samc_exec *ex, int index, const samc_la
 
 /* ---- runners: decoder, scoring ------------------------------------------------------ */
 
-samc_status samc_sam3_run_dec_layer(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_dec_layer(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     run r;
     const samc_sam3_model *m = ex->model;
     samc_status st = index_ok(index, m->dec.n_layers, "decoder layer", err);
@@ -788,9 +804,10 @@ samc_status samc_sam3_run_dec_layer(samc_exec *ex, int index, const samc_layer_i
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_decoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_decoder(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -877,9 +894,10 @@ samc_status samc_sam3_run_decoder(samc_exec *ex, int index, const samc_layer_io 
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_dot_scoring(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_dot_scoring(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -898,9 +916,10 @@ samc_status samc_sam3_run_dot_scoring(samc_exec *ex, int index, const samc_layer
 
 /* ---- runners: segmentation head, post-processing ------------------------------------- */
 
-samc_status samc_sam3_run_pixel_decoder(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_pixel_decoder(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -926,9 +945,10 @@ samc_status samc_sam3_run_pixel_decoder(samc_exec *ex, int index, const samc_lay
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_seg_head(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_seg_head(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     const samc_sam3_model *m = ex->model;
@@ -989,9 +1009,10 @@ samc_status samc_sam3_run_seg_head(samc_exec *ex, int index, const samc_layer_io
     return run_end(&r, st);
 }
 
-samc_status samc_sam3_run_postprocess(samc_exec *ex, int index, const samc_layer_io *io, samc_layer_out *out,
+samc_status samc_sam3_run_postprocess(samc_exec *ex, const samc_layer *layer, const samc_layer_io *io, samc_layer_out *out,
                                  samc_error *err)
 {
+    const int index = layer->index;
     (void)index;
     run r;
     samc_status st = SAMC_OK;
@@ -1058,57 +1079,42 @@ static int n_dec(const void *m) { return ((const samc_sam3_model *)m)->dec.n_lay
  * "@name"; rows that are not parity points are the sub-steps composite
  * points call, named for the module (or function) whose work they do. */
 static const samc_layer_def defs[S3_N_ROWS] = {
-    [S3_PREPROCESS] = {"@preprocess", T, OP(preprocess), NO, P, NULL, samc_sam3_run_preprocess, NULL, NULL},
-    [S3_PATCH_EMBED] = {"backbone.vision_backbone.trunk.patch_embed", T, OP(vit_patch_embed), NO, P, NULL,
-                        samc_sam3_run_patch_embed, NULL, NULL},
-    [S3_LN_PRE] = {"backbone.vision_backbone.trunk.ln_pre", T, OP(vit_pos_ln_pre), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_BLOCK] = {"backbone.vision_backbone.trunk.blocks.#", T, OP(vit_block), NO, P, n_blocks,
-                  samc_sam3_run_vit_block, NULL, NULL},
-    [S3_TRUNK] = {"backbone.vision_backbone.trunk", -1, NO, NO, P, NULL, samc_sam3_run_trunk, NULL, NULL},
-    [S3_NECK] = {"backbone.vision_backbone.convs.#", T, OP(neck_level), NO, P, n_neck, samc_sam3_run_neck_level,
-                 NULL, NULL},
-    [S3_SAM2_NECK] = {"backbone.vision_backbone.sam2_convs.#", T, OP(neck_level), NO, 0, n_sam2_neck,
-                      samc_sam3_run_sam2_neck_level, NULL, NULL},
-    [S3_VISION] = {"backbone.vision_backbone", -1, NO, NO, P, NULL, samc_sam3_run_vision_backbone, NULL, NULL},
-    [S3_TOKENIZE] = {"@tokenize", -1, NO, NO, P, NULL, samc_sam3_run_tokenize, NULL, NULL},
-    [S3_TEXT_EMBED] = {"backbone.language_backbone.encoder.token_embedding", T, OP(text_embed), NO, 0, NULL, NULL,
-                       NULL, NULL},
-    [S3_TEXT_BLOCK] = {"backbone.language_backbone.encoder.transformer.resblocks.#", T, OP(text_block), NO, P,
-                       n_text, samc_sam3_run_text_block, NULL, NULL},
-    [S3_TEXT_FINAL] = {"backbone.language_backbone.encoder.ln_final", T, OP(text_final), NO, 0, NULL, NULL, NULL,
-                       NULL},
-    [S3_TEXT_ENCODER] = {"backbone.language_backbone.encoder", -1, NO, NO, P, NULL, samc_sam3_run_text_encoder,
-                         NULL, NULL},
-    [S3_TEXT_RESIZE] = {"backbone.language_backbone.resizer", T, OP(text_resize), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_LANGUAGE] = {"backbone.language_backbone", -1, NO, NO, P, NULL, samc_sam3_run_language_backbone, NULL,
-                     NULL},
-    [S3_GEO_PROMPT] = {"geometry_encoder.@encode_prompt", T, OP(geo_prompt), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_GEO_LAYER] = {"geometry_encoder.encode.#", T, OP(enc_layer), NO, P, n_geo, samc_sam3_run_geo_layer, NULL,
-                      NULL},
-    [S3_GEO_NORM] = {"geometry_encoder.encode_norm", T, OP(layer_norm), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_GEO] = {"geometry_encoder", -1, NO, NO, P, NULL, samc_sam3_run_geometry_encoder, NULL, NULL},
-    [S3_ENC_LAYER] = {"transformer.encoder.layers.#", T, OP(enc_layer), NO, P, n_enc, samc_sam3_run_enc_layer,
-                      NULL, NULL},
-    [S3_ENC] = {"transformer.encoder", -1, NO, NO, P, NULL, samc_sam3_run_fusion_encoder, NULL, NULL},
-    [S3_DEC_QPOS] = {"transformer.decoder.ref_point_head", T, OP(dec_query_pos), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_DEC_RPB] = {"transformer.decoder.@get_rpb_matrix", T, OP(dec_boxrpb), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_DEC_LAYER] = {"transformer.decoder.layers.#", T, OP(dec_layer), NO, P, n_dec, samc_sam3_run_dec_layer,
-                      NULL, NULL},
-    [S3_DEC_REFINE] = {"transformer.decoder.bbox_embed", T, OP(dec_refine), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_DEC_PRESENCE] = {"transformer.decoder.presence_token_head", T, OP(dec_presence), NO, 0, NULL, NULL, NULL,
-                         NULL},
-    [S3_DEC] = {"transformer.decoder", -1, NO, NO, P, NULL, samc_sam3_run_decoder, NULL, NULL},
-    [S3_SCORING] = {"dot_prod_scoring", T, OP(dot_scoring), NO, P, NULL, samc_sam3_run_dot_scoring, NULL, NULL},
-    [S3_SEG_CROSS] = {"segmentation_head.cross_attend_prompt", T, OP(seg_cross_attend), NO, 0, NULL, NULL, NULL,
-                      NULL},
-    [S3_PIXDEC] = {"segmentation_head.pixel_decoder", T, OP(pixel_decoder), NO, P, NULL,
-                   samc_sam3_run_pixel_decoder, NULL, NULL},
-    [S3_SEG_HEADS] = {"segmentation_head.mask_predictor", T, OP(seg_heads), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_SEG] = {"segmentation_head", -1, NO, NO, P, NULL, samc_sam3_run_seg_head, NULL, NULL},
-    [S3_POST_SCORES] = {"@postprocess.scores", T, OP(post_scores), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_POST_BOXES] = {"@postprocess.boxes", T, OP(post_boxes), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_POST_MASKS] = {"@postprocess.masks", T, OP(post_masks), NO, 0, NULL, NULL, NULL, NULL},
-    [S3_POST] = {"@postprocess", -1, NO, NO, P, NULL, samc_sam3_run_postprocess, NULL, NULL},
+    [S3_PREPROCESS] = {.pattern = "@preprocess", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, preprocess), .parity = true, .isolated = samc_sam3_run_preprocess},
+    [S3_PATCH_EMBED] = {.pattern = "backbone.vision_backbone.trunk.patch_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_patch_embed), .parity = true, .isolated = samc_sam3_run_patch_embed},
+    [S3_LN_PRE] = {.pattern = "backbone.vision_backbone.trunk.ln_pre", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_pos_ln_pre)},
+    [S3_BLOCK] = {.pattern = "backbone.vision_backbone.trunk.blocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, vit_block), .parity = true, .count = n_blocks, .isolated = samc_sam3_run_vit_block},
+    [S3_TRUNK] = {.pattern = "backbone.vision_backbone.trunk", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_trunk},
+    [S3_NECK] = {.pattern = "backbone.vision_backbone.convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, neck_level), .parity = true, .count = n_neck, .isolated = samc_sam3_run_neck_level},
+    [S3_SAM2_NECK] = {.pattern = "backbone.vision_backbone.sam2_convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, neck_level), .count = n_sam2_neck, .isolated = samc_sam3_run_sam2_neck_level},
+    [S3_VISION] = {.pattern = "backbone.vision_backbone", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_vision_backbone},
+    [S3_TOKENIZE] = {.pattern = "@tokenize", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_tokenize},
+    [S3_TEXT_EMBED] = {.pattern = "backbone.language_backbone.encoder.token_embedding", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_embed)},
+    [S3_TEXT_BLOCK] = {.pattern = "backbone.language_backbone.encoder.transformer.resblocks.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_block), .parity = true, .count = n_text, .isolated = samc_sam3_run_text_block},
+    [S3_TEXT_FINAL] = {.pattern = "backbone.language_backbone.encoder.ln_final", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_final)},
+    [S3_TEXT_ENCODER] = {.pattern = "backbone.language_backbone.encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_text_encoder},
+    [S3_TEXT_RESIZE] = {.pattern = "backbone.language_backbone.resizer", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, text_resize)},
+    [S3_LANGUAGE] = {.pattern = "backbone.language_backbone", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_language_backbone},
+    [S3_GEO_PROMPT] = {.pattern = "geometry_encoder.@encode_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, geo_prompt)},
+    [S3_GEO_LAYER] = {.pattern = "geometry_encoder.encode.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, enc_layer), .parity = true, .count = n_geo, .isolated = samc_sam3_run_geo_layer},
+    [S3_GEO_NORM] = {.pattern = "geometry_encoder.encode_norm", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, layer_norm)},
+    [S3_GEO] = {.pattern = "geometry_encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_geometry_encoder},
+    [S3_ENC_LAYER] = {.pattern = "transformer.encoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, enc_layer), .parity = true, .count = n_enc, .isolated = samc_sam3_run_enc_layer},
+    [S3_ENC] = {.pattern = "transformer.encoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_fusion_encoder},
+    [S3_DEC_QPOS] = {.pattern = "transformer.decoder.ref_point_head", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_query_pos)},
+    [S3_DEC_RPB] = {.pattern = "transformer.decoder.@get_rpb_matrix", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_boxrpb)},
+    [S3_DEC_LAYER] = {.pattern = "transformer.decoder.layers.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_layer), .parity = true, .count = n_dec, .isolated = samc_sam3_run_dec_layer},
+    [S3_DEC_REFINE] = {.pattern = "transformer.decoder.bbox_embed", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_refine)},
+    [S3_DEC_PRESENCE] = {.pattern = "transformer.decoder.presence_token_head", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dec_presence)},
+    [S3_DEC] = {.pattern = "transformer.decoder", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_decoder},
+    [S3_SCORING] = {.pattern = "dot_prod_scoring", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, dot_scoring), .parity = true, .isolated = samc_sam3_run_dot_scoring},
+    [S3_SEG_CROSS] = {.pattern = "segmentation_head.cross_attend_prompt", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, seg_cross_attend)},
+    [S3_PIXDEC] = {.pattern = "segmentation_head.pixel_decoder", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, pixel_decoder), .parity = true, .isolated = samc_sam3_run_pixel_decoder},
+    [S3_SEG_HEADS] = {.pattern = "segmentation_head.mask_predictor", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, seg_heads)},
+    [S3_SEG] = {.pattern = "segmentation_head", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_seg_head},
+    [S3_POST_SCORES] = {.pattern = "@postprocess.scores", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_scores)},
+    [S3_POST_BOXES] = {.pattern = "@postprocess.boxes", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_boxes)},
+    [S3_POST_MASKS] = {.pattern = "@postprocess.masks", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, post_masks)},
+    [S3_POST] = {.pattern = "@postprocess", .table = SAMC_OPS_SAM3, .parity = true, .isolated = samc_sam3_run_postprocess},
 };
 #undef OP
 #undef T
@@ -1120,9 +1126,10 @@ const samc_layer_def *samc__sam3_def(int row)
     return &defs[row];
 }
 
-static const samc_layer_part image_part = {defs, S3_N_ROWS};
-static const samc_layer_part *const parts[] = {&image_part};
-const samc_layer_family samc_sam3_family = {"sam3", parts, 1};
+/* One part for now, mounted at the top; its weights are bound by sam3_model.c. */
+static const samc_part_def image_part = {"Sam3Image", defs, S3_N_ROWS, NULL};
+static const samc_mount mounts[] = {{&image_part, "", 0, 0}};
+const samc_layer_family samc_sam3_family = {"sam3", mounts, 1};
 
 samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
 {

@@ -1,0 +1,214 @@
+/* tracker.c - the tracker part itself (SAM2Base's own modules and
+ * parameters, sam2/modeling/sam2_base.py): obj_ptr_proj, obj_ptr_tpos_proj,
+ * mask_downsample, the temporal and no-memory embeddings, and the features
+ * the SAM heads read. Rows relative to the tracker's root ("" in SAM 2,
+ * "tracker" in SAM 3), weights, forwards, isolated runners and op-test
+ * inputs. */
+#include <string.h>
+
+#include "core/base/error.h"
+#include "core/models/tracker/memory.h"
+#include "core/models/tracker/sam_heads.h"
+#include "core/nn/nn_ops.h"
+
+enum { OBJ_PTR_PROJ, OBJ_PTR_TPOS_PROJ, MASK_DOWNSAMPLE, N_ROWS };
+
+static samc_isolated_body iso_obj_ptr_proj, iso_obj_ptr_tpos_proj, iso_mask_downsample;
+static samc_status ex_obj_ptr_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_obj_ptr_tpos_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_mask_downsample(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err);
+
+static const samc_layer_def rows[N_ROWS] = {
+    [OBJ_PTR_PROJ] = {.pattern = "obj_ptr_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
+                      .parity = true, .isolated = iso_obj_ptr_proj, .example = ex_obj_ptr_proj},
+    [OBJ_PTR_TPOS_PROJ] = {.pattern = "obj_ptr_tpos_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
+                           .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
+    [MASK_DOWNSAMPLE] = {.pattern = "mask_downsample", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
+                         .isolated = iso_mask_downsample, .example = ex_mask_downsample},
+};
+const samc_part_def samc_tracker_part = {"SAM2Base", rows, N_ROWS, describe};
+
+static const char *const slot0[] = {"0"};
+
+/* ---- weights ---------------------------------------------------------------- */
+
+/* SAM2Base's own parameters. */
+static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err)
+{
+    (void)err;
+    samc_tracker_model *tr = self;
+    const samc_tracker_config *c = cfg;
+    const int D = c->d_model, mem = samc_tracker_mem_dim(c);
+    tr->emb = samc_tracker_emb(c), tr->mem_dim = mem;
+    tr->maskmem_tpos_enc = samc_sd_tensor(sd, 4, (const int64_t[]){c->num_maskmem, 1, 1, mem}, "maskmem_tpos_enc");
+    tr->has_obj_ptr_proj = c->use_obj_ptrs_in_encoder;
+    if (c->use_obj_ptrs_in_encoder) {
+        samc_sd_conv(sd, &tr->mask_downsample, "mask_downsample", 1, 1, 4, 4, 0, 1, true);
+        if (c->use_mlp_for_obj_ptr_proj) {
+            samc_sd_mlp(sd, &tr->obj_ptr_proj, "obj_ptr_proj", D, D, D, 3, false);
+        } else {
+            tr->obj_ptr_proj = (samc_mlp){.num_layers = 1};
+            samc_sd_linear(sd, &tr->obj_ptr_proj.layers[0], "obj_ptr_proj", D, D, true);
+        }
+    }
+    tr->has_obj_ptr_tpos_proj = c->proj_tpos_enc_in_obj_ptrs;
+    if (c->proj_tpos_enc_in_obj_ptrs) {
+        tr->obj_ptr_tpos_proj = (samc_mlp){.num_layers = 1};
+        samc_sd_linear(sd, &tr->obj_ptr_tpos_proj.layers[0], "obj_ptr_tpos_proj", D, mem, true);
+    }
+    tr->no_obj_ptr = c->pred_obj_scores && c->use_obj_ptrs_in_encoder
+                         ? samc_sd_tensor(sd, 2, (const int64_t[]){1, D}, "no_obj_ptr") : NULL;
+    tr->no_obj_embed_spatial = c->no_obj_embed_spatial
+                                   ? samc_sd_tensor(sd, 2, (const int64_t[]){1, mem}, "no_obj_embed_spatial") : NULL;
+    tr->no_mem_embed = samc_sd_tensor(sd, 3, (const int64_t[]){1, 1, D}, "no_mem_embed");
+    samc_sd_tensor(sd, 3, (const int64_t[]){1, 1, D}, "no_mem_pos_enc"); /* unused at inference */
+    return SAMC_OK;
+}
+
+/* ---- forwards ------------------------------------------------------------------ */
+
+static samc_status mlp_layer(samc_exec *x, const samc_tracker_model *tr, int row, const samc_scope *sc,
+                             const samc_mlp *mlp, const samc_tensor *in, samc_tensor *out, samc_error *err)
+{
+    const samc_layer *L = samc_part_layer(x, tr, &rows[row], 0);
+    const samc_nn_ops *nn = L->ops;
+    int64_t shape[SAMC_MAX_DIMS]; /* the input's leading dimensions, the last one the MLP's output */
+    memcpy(shape, in->shape, sizeof shape);
+    shape[in->ndim - 1] = mlp->layers[mlp->num_layers - 1].out;
+    samc_status st = samc_tensor_alloc(out, in->ndim, shape, err);
+    const samc_tensor *outs[] = {out};
+    if (!st)
+        st = samc_layer_done(x, L, sc, nn->mlp(samc_layer_ctx(x, L), mlp, in, out), err, 1, slot0, outs);
+    if (st)
+        samc_tensor_release(out);
+    return st;
+}
+
+samc_status samc_tracker_obj_ptr_proj(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                      const samc_tensor *tokens, samc_tensor *out, samc_error *err)
+{
+    if (!tr->has_obj_ptr_proj)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "this config has no obj_ptr_proj (use_obj_ptrs_in_encoder false)");
+    return mlp_layer(x, tr, OBJ_PTR_PROJ, sc, &tr->obj_ptr_proj, tokens, out, err);
+}
+
+samc_status samc_tracker_obj_ptr_tpos_proj(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *pe,
+                                           samc_tensor *out, samc_error *err)
+{
+    return mlp_layer(x, tr, OBJ_PTR_TPOS_PROJ, NULL, &tr->obj_ptr_tpos_proj, pe, out, err);
+}
+
+samc_status samc_tracker_mask_downsample(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *mask,
+                                         samc_tensor *out, samc_error *err)
+{
+    const samc_layer *L = samc_part_layer(x, tr, &rows[MASK_DOWNSAMPLE], 0);
+    const samc_nn_ops *nn = L->ops;
+    const samc_conv2d *c = &tr->mask_downsample;
+    samc_status st = samc_tensor_allocv(out, err, 4, mask->shape[0], (int64_t)1, mask->shape[2] / c->stride,
+                                        mask->shape[3] / c->stride);
+    return st ? st : samc_layer_done(x, L, NULL, nn->conv2d(samc_layer_ctx(x, L), c, mask, out), err, 0, NULL, NULL);
+}
+
+samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                  const samc_tensor *levels, const samc_tensor *pos, int n_levels,
+                                  samc_frame_features *f, samc_error *err)
+{
+    const int K = n_levels, D = tr->cfg.d_model;
+    samc_status st;
+    if (tr->cfg.use_high_res_features_in_sam) {
+        if (K < 3)
+            return samc_fail(err, SAMC_ERR_UNSUPPORTED, "high-res features need 3 levels after scalp, have %d", K);
+        if ((st = samc_mask_decoder_high_res(x, &tr->mask_decoder, sc, 0, &levels[0], &f->feat_s0, err)) ||
+            (st = samc_mask_decoder_high_res(x, &tr->mask_decoder, sc, 1, &levels[1], &f->feat_s1, err)))
+            return st;
+    }
+    const samc_tensor *top = &levels[K - 1];
+    if (top->shape[2] != tr->emb || top->shape[3] != tr->emb)
+        return samc_fail(err, SAMC_ERR_SHAPE, "image embedding is %lldx%lld, expected %dx%d", (long long)top->shape[2],
+                         (long long)top->shape[3], tr->emb, tr->emb);
+    if ((st = samc_tensor_copy(&f->vision_features, top, err)) ||
+        (st = samc_tensor_copy(&f->vision_pos, &pos[K - 1], err)) || (st = samc_tensor_copy(&f->image_embed, top, err)))
+        return st;
+    const int64_t hw = (int64_t)tr->emb * tr->emb;
+    if (tr->cfg.directly_add_no_mem_embed)
+        for (int c = 0; c < D; c++)
+            for (int64_t i = 0; i < hw; i++)
+                f->image_embed.data[c * hw + i] += tr->no_mem_embed[c];
+    return SAMC_OK;
+}
+
+void samc_frame_features_release(samc_frame_features *f)
+{
+    samc_tensor_release(&f->image_embed);
+    samc_tensor_release(&f->feat_s0);
+    samc_tensor_release(&f->feat_s1);
+    samc_tensor_release(&f->vision_features);
+    samc_tensor_release(&f->vision_pos);
+}
+
+/* ---- isolated runners ------------------------------------------------------- */
+
+static samc_status iso_obj_ptr_proj(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
+                                    samc_error *err)
+{
+    samc_tensor a = {0};
+    samc_status st = samc_io_tensor(in, "input", "0", &a, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st)
+        st = samc_tracker_obj_ptr_proj(x, L->self, &samc_no_scope, &a, y, err);
+    samc_tensor_release(&a);
+    return st;
+}
+
+static samc_status iso_obj_ptr_tpos_proj(samc_exec *x, const samc_layer *L, const samc_layer_io *in,
+                                         samc_layer_out *out, samc_error *err)
+{
+    samc_tensor a = {0};
+    samc_status st = samc_io_tensor(in, "0", NULL, &a, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st)
+        st = samc_tracker_obj_ptr_tpos_proj(x, L->self, &a, y, err);
+    samc_tensor_release(&a);
+    return st;
+}
+
+static samc_status iso_mask_downsample(samc_exec *x, const samc_layer *L, const samc_layer_io *in,
+                                       samc_layer_out *out, samc_error *err)
+{
+    samc_tensor a = {0};
+    samc_status st = samc_io_tensor(in, "0", NULL, &a, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st)
+        st = samc_tracker_mask_downsample(x, L->self, &a, y, err);
+    samc_tensor_release(&a);
+    return st;
+}
+
+/* ---- op-test inputs ------------------------------------------------------------ */
+
+static samc_status ex_obj_ptr_proj(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                   samc_error *err)
+{
+    (void)index, (void)full;
+    const samc_tracker_model *tr = self;
+    return samc_inputs_random(in, "input", seed, -2, 2, err, 2, (int64_t)1, (int64_t)tr->cfg.d_model)
+               ? SAMC_OK : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_obj_ptr_tpos_proj(const void *self, int index, uint64_t seed, bool full,
+                                        samc_layer_inputs *in, samc_error *err)
+{
+    (void)index, (void)full;
+    const samc_tracker_model *tr = self;
+    return samc_inputs_random(in, "0", seed, -1, 1, err, 2, (int64_t)15, (int64_t)tr->cfg.d_model)
+               ? SAMC_OK : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_mask_downsample(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                      samc_error *err)
+{
+    (void)index;
+    const int64_t S = full ? ((const samc_tracker_model *)self)->cfg.image_size : 256;
+    return samc_inputs_random(in, "0", seed, 0, 1, err, 4, (int64_t)1, (int64_t)1, S, S) ? SAMC_OK : SAMC_ERR_NOMEM;
+}

@@ -1,0 +1,80 @@
+/* tracker_config.h - the tracker's config section (SAM2Base and
+ * SAM2VideoPredictor): typed, read once by the family that mounts the
+ * tracker (SAM 2 from its model config, SAM 3 from the tracker half of its
+ * builder), with the official constructors' defaults. The tracker's parts
+ * read their sizes from here, never from a family's constants. */
+#ifndef SAMC_MODELS_TRACKER_CONFIG_H
+#define SAMC_MODELS_TRACKER_CONFIG_H
+
+#include <stdbool.h>
+
+#include "samc_status.h"
+
+typedef struct samc_sine_pe_config {
+    int num_pos_feats;
+    double temperature;
+    bool normalize;
+    double scale;                       /* <= 0 means the default 2*pi */
+} samc_sine_pe_config;
+
+typedef struct samc_memory_attention_config {
+    int d_model, num_layers, dim_feedforward;
+    int self_heads, cross_heads, kv_in_dim;
+    double rope_theta;
+    int feat_h, feat_w;
+    bool pos_enc_at_input, pos_enc_at_attn;
+    bool pos_enc_at_cross_attn_keys, pos_enc_at_cross_attn_queries;
+    bool rope_k_repeat;
+} samc_memory_attention_config;
+
+typedef struct samc_memory_encoder_config {
+    int out_dim, in_dim;
+    int ds_kernel, ds_stride, ds_padding, ds_total_stride, ds_embed_dim;
+    int fuser_layers, fuser_dim, fuser_kernel, fuser_padding;
+    double layer_scale_init_value;
+    bool use_dwconv;
+    samc_sine_pe_config pe;
+} samc_memory_encoder_config;
+
+/* SAM2VideoPredictor's own options (its constructor's keyword arguments,
+ * keys of the model section like the SAM2Base ones). */
+typedef struct samc_tracker_video_config {
+    double fill_hole_area;              /* 0 = off */
+    bool non_overlap_masks, clear_non_cond_mem_around_input, add_all_frames_to_correct_as_cond;
+} samc_tracker_video_config;
+
+/* SAM2Base's options, the SAM heads' sizes and the frame geometry. */
+typedef struct samc_tracker_config {
+    int d_model;                        /* transformer_dim: SAM heads, memory attention, object pointers */
+    int image_size, backbone_stride;    /* input side; features are image_size / backbone_stride */
+    samc_memory_attention_config mem_attn;
+    samc_memory_encoder_config mem_enc;
+    samc_tracker_video_config video;
+
+    int num_maskmem;
+    double sigmoid_scale_for_mem_enc, sigmoid_bias_for_mem_enc;
+    bool binarize_mask_from_pts_for_mem_enc, use_mask_input_as_output_without_sam;
+    int max_cond_frames_in_attn;
+    bool directly_add_no_mem_embed, use_high_res_features_in_sam;
+    bool multimask_output_in_sam;
+    int multimask_min_pt_num, multimask_max_pt_num;
+    bool multimask_output_for_tracking, use_multimask_token_for_obj_ptr;
+    bool iou_prediction_use_sigmoid;
+    int memory_temporal_stride_for_eval;
+    bool non_overlap_masks_for_mem_enc, use_obj_ptrs_in_encoder;
+    int max_obj_ptrs_in_encoder;
+    bool add_tpos_enc_to_obj_ptrs, proj_tpos_enc_in_obj_ptrs, use_signed_tpos_enc_to_obj_ptrs;
+    bool only_obj_ptrs_in_the_past_for_eval;
+    bool pred_obj_scores, pred_obj_scores_mlp, fixed_no_obj_ptr, soft_no_obj_ptr;
+    bool use_mlp_for_obj_ptr_proj, no_obj_embed_spatial;
+
+    /* sam_mask_decoder_extra_args */
+    bool dynamic_multimask_via_stability;
+    double dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
+
+    /* Fixed by SAM2Base._build_sam_heads. */
+    int mask_in_chans, num_multimask_outputs, twoway_depth, twoway_mlp_dim, twoway_heads;
+    int iou_head_depth, iou_head_hidden_dim;
+} samc_tracker_config;
+
+#endif
