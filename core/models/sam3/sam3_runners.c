@@ -205,7 +205,7 @@ static samc_status trunk_forward(run *r, const samc_tensor *img, samc_tensor *nc
         emit1(r, S3_BLOCK, i, a);
         samc_tensor t = *a;
         *a = *b, *b = t;
-        if ((st = samc_exec_check_abort(r->x, samc_layer_get(r->x, &defs[S3_BLOCK], i)->name, r->err)))
+        if ((st = samc_exec_check_abort(r->x, samc_part_layer(r->x, r->x->model, &defs[S3_BLOCK], i)->name, r->err)))
             return st;
     }
     if (nchw->ndim != 4 || nchw->shape[0] != B || nchw->shape[1] != C || nchw->shape[2] != h ||
