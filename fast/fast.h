@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/nn/records.h"
+#include "core/nn/resize_bilinear.h"
 #include "core/runtime/impl.h"
 
 /* ---- threads ------------------------------------------------------------ */
@@ -249,6 +250,11 @@ void samc__fast_mask_product(int M, int C, const float *hyper, const float *up, 
 void samc__fast_lerp_rows(const float *a, const float *c, float h0, float h1, int n, float *y);
 /* x = (x - mean) / std, in place. */
 void samc__fast_standardize(float *x, int n, float mean, float std);
+/* o[k] = the maximum of rows[0..nrows)[k] for k < n, a NaN winning (PyTorch's
+ * max pooling). */
+void samc__fast_max_rows(float *o, const float *const *rows, int nrows, int n);
+/* Bilinear along x: y[j] = fmaf(x[t[j].i0], t[j].l0, x[t[j].i1] * t[j].l1), j < W. */
+void samc__fast_lerp_taps(const float *x, const samc_lin_tap *t, int W, float *y);
 
 /* ---- attention (attention.c) -------------------------------------------- */
 

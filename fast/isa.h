@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/nn/records.h"
+#include "core/nn/resize_bilinear.h"
 
 enum { SAMC_ISA_SCALAR = 0, SAMC_ISA_V2 = 2, SAMC_ISA_V3 = 3, SAMC_ISA_V4 = 4, SAMC_ISA_NEON = 10 };
 
@@ -57,6 +58,15 @@ typedef struct fast_isa {
     void (*lerp_rows)(const float *a, const float *c, float h0, float h1, int n, float *y);
     /* x = (x - mean) / std */
     void (*standardize)(float *x, int n, float mean, float std);
+    /* o[k] = max over rows[0..nrows)[k], k < n, NaN propagating (PyTorch's
+     * max pooling: a NaN anywhere wins) */
+    void (*max_rows)(float *o, const float *const *rows, int nrows, int n);
+    /* the antialiased resize's horizontal pass on one row: y[i] =
+     * samc_aa_dot(x + xmin[i], 1, taps of i), i < W (fast/resize.c) */
+    void (*aa_row)(const float *x, const int *xmin, const int *ntaps, const float *w, int stride, int W, float *y);
+    /* bilinear along x: y[j] = fmaf(x[t[j].i0], t[j].l0, x[t[j].i1] * t[j].l1) (the
+     * core kernel's steps; fast/tracker/postprocess.c) */
+    void (*lerp_taps)(const float *x, const samc_lin_tap *t, int W, float *y);
     /* out[t, p] = sum_c hyper[t, c] up[c, p], t < M, p < n */
     void (*mask_product)(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out);
     /* ---- the level's multiply-add peak (benchmarks): n iterations of 12

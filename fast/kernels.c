@@ -117,3 +117,13 @@ void samc__fast_lerp_rows(const float *a, const float *c, float h0, float h1, in
 }
 
 void samc__fast_standardize(float *x, int n, float mean, float std) { samc__fast_isa()->standardize(x, n, mean, std); }
+
+void samc__fast_max_rows(float *o, const float *const *rows, int nrows, int n)
+{
+    samc__fast_isa()->max_rows(o, rows, nrows, n);
+}
+
+void samc__fast_lerp_taps(const float *x, const samc_lin_tap *t, int W, float *y)
+{
+    samc__fast_isa()->lerp_taps(x, t, W, y);
+}

@@ -25,10 +25,10 @@ static void vertical_row(const float *x, int W, const samc_aa_taps *t, int i, fl
 
 static void horizontal(int nt, const float *x, int64_t rows, int w, const samc_aa_taps *t, int W, float *y)
 {
+    const fast_isa *isa = samc__fast_isa();
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t r = 0; r < rows; r++)
-        for (int i = 0; i < W; i++)
-            y[r * W + i] = samc_aa_dot(x + r * w + t->xmin[i], 1, t->w + (int64_t)i * t->stride, t->n[i]);
+        isa->aa_row(x + r * w, t->xmin, t->n, t->w, t->stride, W, y + r * W);
 }
 
 static void vertical(int nt, const float *x, int64_t planes, int h, int H, int W, const samc_aa_taps *t, float *y)

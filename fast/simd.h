@@ -34,6 +34,12 @@ static inline vf vdiv(vf a, vf b) { return _mm512_div_ps(a, b); }
 static inline vf vfma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf vmadd(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf vmax(vf a, vf b) { return _mm512_max_ps(a, b); }
+/* o where neither v > o nor v is NaN, else v (max pooling that propagates NaN) */
+static inline vf vmaxnan(vf o, vf v)
+{
+    const __mmask16 m = _mm512_cmp_ps_mask(v, o, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    return _mm512_mask_blend_ps(m, o, v);
+}
 static inline vf vmin(vf a, vf b) { return _mm512_min_ps(a, b); }
 static inline vf vabs(vf a) { return _mm512_abs_ps(a); }
 static inline float vhsum(vf a) { return _mm512_reduce_add_ps(a); }
@@ -65,6 +71,11 @@ static inline vf vdiv(vf a, vf b) { return _mm256_div_ps(a, b); }
 static inline vf vfma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 static inline vf vmadd(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 static inline vf vmax(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vmaxnan(vf o, vf v)
+{
+    const vf m = _mm256_or_ps(_mm256_cmp_ps(v, o, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(o, v, m);
+}
 static inline vf vmin(vf a, vf b) { return _mm256_min_ps(a, b); }
 static inline vf vabs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline float vhsum(vf a)
@@ -112,6 +123,7 @@ static inline vf vfma(vf a, vf b, vf c)
 }
 static inline vf vmadd(vf a, vf b, vf c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 static inline vf vmax(vf a, vf b) { return _mm_max_ps(a, b); }
+static inline vf vmaxnan(vf o, vf v) { return _mm_blendv_ps(o, v, _mm_or_ps(_mm_cmpgt_ps(v, o), _mm_cmpunord_ps(v, v))); }
 static inline vf vmin(vf a, vf b) { return _mm_min_ps(a, b); }
 static inline vf vabs(vf a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
 static inline float vhsum(vf a)
@@ -150,6 +162,7 @@ static inline vf vdiv(vf a, vf b) { return vdivq_f32(a, b); }
 static inline vf vfma(vf a, vf b, vf c) { return vfmaq_f32(c, a, b); }
 static inline vf vmadd(vf a, vf b, vf c) { return vfmaq_f32(c, a, b); }
 static inline vf vmax(vf a, vf b) { return vmaxq_f32(a, b); }
+static inline vf vmaxnan(vf o, vf v) { return vbslq_f32(vorrq_u32(vcgtq_f32(v, o), vmvnq_u32(vceqq_f32(v, v))), v, o); }
 static inline vf vmin(vf a, vf b) { return vminq_f32(a, b); }
 static inline vf vabs(vf a) { return vabsq_f32(a); }
 static inline float vhsum(vf a) { return vaddvq_f32(a); }
@@ -176,6 +189,7 @@ static inline vf vdiv(vf a, vf b) { return a / b; }
 static inline vf vfma(vf a, vf b, vf c) { return fmaf(a, b, c); }
 static inline vf vmadd(vf a, vf b, vf c) { return a * b + c; }
 static inline vf vmax(vf a, vf b) { return a > b ? a : b; }
+static inline vf vmaxnan(vf o, vf v) { return v > o || isnan(v) ? v : o; }
 static inline vf vmin(vf a, vf b) { return a < b ? a : b; }
 static inline vf vabs(vf a) { return fabsf(a); }
 static inline float vhsum(vf a) { return a; }

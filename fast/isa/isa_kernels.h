@@ -43,6 +43,9 @@ void ISA_FN(aa_column_dot)(const float *x0, int W, const float *w, int n, float 
 void ISA_FN(lerp_rows)(const float *a, const float *c, float h0, float h1, int n, float *y);
 void ISA_FN(standardize)(float *x, int n, float mean, float std);
 void ISA_FN(mask_product)(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out);
+void ISA_FN(max_rows)(float *o, const float *const *rows, int nrows, int n);
+void ISA_FN(aa_row)(const float *x, const int *xmin, const int *ntaps, const float *w, int stride, int W, float *y);
+void ISA_FN(lerp_taps)(const float *x, const samc_lin_tap *t, int W, float *y);
 float ISA_FN(fma_loop)(int threads, long n);
 
 /* The activation of a GEMM's final store, on one vector. */

@@ -349,6 +349,38 @@ void ISA_FN(mask_product)(int M, int C, const float *hyper, const float *up, int
     }
 }
 
+void ISA_FN(max_rows)(float *o, const float *const *rows, int nrows, int n)
+{
+    int k = 0;
+    for (; k + VL <= n; k += VL) {
+        vf m = vset1(-INFINITY);
+        for (int r = 0; r < nrows; r++)
+            m = vmaxnan(m, vload(rows[r] + k));
+        vstore(o + k, m);
+    }
+    for (; k < n; k++) {
+        float m = -INFINITY;
+        for (int r = 0; r < nrows; r++)
+            if (rows[r][k] > m || isnan(rows[r][k]))
+                m = rows[r][k];
+        o[k] = m;
+    }
+}
+
+/* The horizontal pass of the antialiased resize on one row (samc_aa_dot is
+ * inline: compiled here, its fmaf is the level's instruction). */
+void ISA_FN(aa_row)(const float *x, const int *xmin, const int *ntaps, const float *w, int stride, int W, float *y)
+{
+    for (int i = 0; i < W; i++)
+        y[i] = samc_aa_dot(x + xmin[i], 1, w + (int64_t)i * stride, ntaps[i]);
+}
+
+void ISA_FN(lerp_taps)(const float *x, const samc_lin_tap *t, int W, float *y)
+{
+    for (int j = 0; j < W; j++)
+        y[j] = fmaf(x[t[j].i0], t[j].l0, x[t[j].i1] * t[j].l1);
+}
+
 /* The level's multiply-add peak (benchmarks time it): 12 independent
  * chains per thread in registers (no memory), on every thread at once. */
 float ISA_FN(fma_loop)(int threads, long n)

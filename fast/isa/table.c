@@ -44,5 +44,8 @@ const fast_isa TABLE_CAT(samc__fast_isa_, SAMC_ISA_SUFFIX) = {
     .lerp_rows = ISA_FN(lerp_rows),
     .standardize = ISA_FN(standardize),
     .mask_product = ISA_FN(mask_product),
+    .max_rows = ISA_FN(max_rows),
+    .aa_row = ISA_FN(aa_row),
+    .lerp_taps = ISA_FN(lerp_taps),
     .fma_loop = ISA_FN(fma_loop),
 };

@@ -52,12 +52,8 @@ samc_status samc_fast_postprocess(samc_ctx *ctx, const samc_tensor *lowres, int 
 #pragma omp parallel num_threads(nt) if (planes * (int64_t)H * W > 65536)
         {
 #pragma omp for schedule(static)
-            for (int64_t r = 0; r < planes * h; r++) {
-                const float *x = lowres->data + r * w;
-                float *y = hr + r * W;
-                for (int j = 0; j < W; j++)
-                    y[j] = fmaf(x[tw[j].i0], tw[j].l0, x[tw[j].i1] * tw[j].l1);
-            }
+            for (int64_t r = 0; r < planes * h; r++)
+                samc__fast_lerp_taps(lowres->data + r * w, tw, W, hr + r * W);
 #pragma omp for schedule(static)
             for (int64_t t = 0; t < planes * nb; t++) {
                 const int64_t p = t / nb, i0 = (t % nb) * blk;
