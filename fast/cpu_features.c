@@ -10,6 +10,13 @@
 #include "fast.h"
 #include "isa.h"
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP2_BF16
+#define HWCAP2_BF16 (1 << 14)
+#endif
+#endif
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #include <sys/syscall.h>
@@ -24,13 +31,17 @@ static uint64_t xgetbv0(void)
 }
 #endif
 
-enum { F_AVX512 = 1, F_AVX512BF16 = 2, F_AMXBF16 = 4, F_AMD = 8, F_V3 = 16, F_V4 = 32 };
+enum { F_AVX512 = 1, F_AVX512BF16 = 2, F_AMXBF16 = 4, F_AMD = 8, F_V3 = 16, F_V4 = 32, F_NEONBF16 = 64 };
 
 #define BIT(x, n) (((x) >> (n)) & 1u)
 
 static int detect(void)
 {
     int f = 0;
+#if defined(__aarch64__) && defined(__linux__)
+    if (getauxval(AT_HWCAP2) & HWCAP2_BF16)
+        f |= F_NEONBF16;
+#endif
 #ifdef SAMC_X86
     unsigned a, b, c, d;
     if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u)
@@ -170,12 +181,22 @@ const fast_isa *samc__fast_isa(void) { return samc__fast_isa_table(level()); }
 
 /* ---- the bf16 GEMM's kernel -------------------------------------------------- */
 
+/* The bf16 features in force: on x86, a level below v4 (SAMC_ISA) stands
+ * for a CPU without AVX-512, so without AVX512_BF16 or AMX either. */
+static int bf16_features(void)
+{
+#if defined(SAMC_X86)
+    return level() >= SAMC_ISA_V4 ? features() : 0;
+#else
+    return features();
+#endif
+}
+
 static int decide_bf16_kernel(void)
 {
-    /* a level below v4 (SAMC_ISA) stands for a CPU without AVX-512: no
-     * AVX512_BF16 or AMX either */
-    const int f = level() >= SAMC_ISA_V4 && level() != SAMC_ISA_NEON ? features() : 0;
-    int k = f & F_AMXBF16 ? FAST_KERN_AMX : f & F_AVX512BF16 ? FAST_KERN_AVX512BF16 : FAST_KERN_FALLBACK;
+    const int f = bf16_features();
+    int k = f & F_AMXBF16 ? FAST_KERN_AMX : f & F_AVX512BF16 ? FAST_KERN_AVX512BF16
+          : f & F_NEONBF16 ? FAST_KERN_NEON_BF16 : FAST_KERN_FALLBACK;
     /* SAMC_BF16_KERNEL caps the choice (benchmarks, A/B tests) */
     const char *cap = getenv("SAMC_BF16_KERNEL");
     if (cap && !strcmp(cap, "fallback"))
@@ -215,12 +236,13 @@ int samc__fast_bf16_attention(void)
 
 int samc__fast_cpu_has_kernel(int kern)
 {
-    const int f = level() >= SAMC_ISA_V4 && level() != SAMC_ISA_NEON ? features() : 0;
+    const int f = bf16_features();
     switch (kern) {
     case FAST_KERN_FALLBACK: return 1;
     case FAST_KERN_AVX512BF16: return (f & F_AVX512BF16) != 0;
     case FAST_KERN_AMX: return (f & F_AMXBF16) != 0;
     case FAST_KERN_AMX_EMU: return 1;
+    case FAST_KERN_NEON_BF16: return (f & F_NEONBF16) != 0;
     default: return 0;
     }
 }
@@ -231,6 +253,7 @@ const char *samc__fast_bf16_kernel_name(int kern)
     case FAST_KERN_AVX512BF16: return "avx512_bf16 (vdpbf16ps)";
     case FAST_KERN_AMX: return "amx_bf16 (tdpbf16ps)";
     case FAST_KERN_AMX_EMU: return "amx_bf16 emulated in C (tests)";
+    case FAST_KERN_NEON_BF16: return "neon_bf16 (bfdot)";
     default: return "fallback (fp32 kernel on bf16-rounded values)";
     }
 }

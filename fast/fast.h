@@ -177,7 +177,13 @@ samc_status samc__fast_prepare_bf16(const samc_param_list *params, int slot, voi
 void samc__fast_prepare_release(void *arena);
 
 /* bf16 (gemm_bf16.c). Which kernel the CPU runs (CPUID, once). */
-enum { FAST_KERN_FALLBACK = 0, FAST_KERN_AVX512BF16 = 1, FAST_KERN_AMX = 2, FAST_KERN_AMX_EMU = 3 /* tests */ };
+enum {
+    FAST_KERN_FALLBACK = 0,
+    FAST_KERN_AVX512BF16 = 1,
+    FAST_KERN_AMX = 2,
+    FAST_KERN_AMX_EMU = 3, /* tests */
+    FAST_KERN_NEON_BF16 = 4 /* aarch64 BFDOT */
+};
 /* The best one this CPU has (cpu_features.c); the environment variable
  * SAMC_BF16_KERNEL=fallback|avx512 caps it (A/B runs). */
 int samc__fast_bf16_kernel(void);

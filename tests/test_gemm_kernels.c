@@ -185,8 +185,8 @@ static void test_grid(void **st)
 static void test_bf16_kernels(void **st)
 {
     (void)st;
-    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_AMX};
-    for (int i = 0; i < 4; i++) {
+    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_AMX, FAST_KERN_NEON_BF16};
+    for (int i = 0; i < 5; i++) {
         if (!samc__fast_cpu_has_kernel(kerns[i])) {
             printf("  bf16 kernel %s: not on this CPU, skipped\n", samc__fast_bf16_kernel_name(kerns[i]));
             continue;
@@ -210,8 +210,8 @@ static void test_bf16_layouts_interchange(void **st)
     assert_int_equal(samc__fast_bf16_pack_for(&w, p.W, p.K + 1, p.N, p.K, FAST_KERN_AMX), SAMC_OK);
     assert_int_equal(w.Kp, 128);
     float *C = malloc(sizeof(float) * (size_t)p.M * p.ldc);
-    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU};
-    for (int i = 0; i < 3; i++) {
+    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_NEON_BF16};
+    for (int i = 0; i < 4; i++) {
         if (!samc__fast_cpu_has_kernel(kerns[i]))
             continue;
         samc__fast_bf16_force_kernel(kerns[i]);
@@ -251,8 +251,8 @@ static void test_bf16_rounding(void **st)
 static void test_residual_input(void **st)
 {
     (void)st;
-    const int kerns[] = {-2 /* fp32 */, FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU};
-    for (int kk = 0; kk < 4; kk++) {
+    const int kerns[] = {-2 /* fp32 */, FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_NEON_BF16};
+    for (int kk = 0; kk < 5; kk++) {
         if (kerns[kk] >= 0 && !samc__fast_cpu_has_kernel(kerns[kk]))
             continue;
         for (int v = 0; v < 3; v++) {

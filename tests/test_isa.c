@@ -182,7 +182,31 @@ static void test_rows_levels(void **st)
                     acc += (double)hyper[q * 5 + c] * up[c * 40 + p];
                 assert_true(fabs(out[q * 40 + p] - acc) < 1e-5);
             }
-        (void)z;
+        /* max pooling rows, NaN winning wherever it is */
+        const float *rows[3] = {x, w, b};
+        float wn[N];
+        memcpy(wn, w, sizeof wn);
+        wn[5] = NAN, wn[N - 1] = NAN;
+        rows[1] = wn;
+        t->max_rows(z, rows, 3, N);
+        for (int i = 0; i < N; i++) {
+            if (isnan(wn[i]))
+                assert_true(isnan(z[i]));
+            else
+                assert_true(z[i] == fmaxf(fmaxf(x[i], wn[i]), b[i]));
+        }
+        /* bilinear taps along x and the antialiased row: the core kernels' steps */
+        samc_lin_tap taps[40];
+        samc_bilinear_taps(N, 40, taps);
+        t->lerp_taps(x, taps, 40, y);
+        for (int j = 0; j < 40; j++)
+            assert_true(y[j] == fmaf(x[taps[j].i0], taps[j].l0, x[taps[j].i1] * taps[j].l1));
+        samc_aa_taps aa = {0};
+        assert_int_equal(samc_aa_taps_make(N, 37, &aa), SAMC_OK);
+        t->aa_row(x, aa.xmin, aa.n, aa.w, aa.stride, 37, y);
+        for (int j = 0; j < 37; j++)
+            assert_true(y[j] == samc_aa_dot(x + aa.xmin[j], 1, aa.w + (int64_t)j * aa.stride, aa.n[j]));
+        samc_aa_taps_free(&aa);
     }
     free(x), free(w), free(b), free(y), free(z);
 }
