@@ -179,6 +179,24 @@ static void convert_a(const float *A, int64_t lda, int mr, int rows_pad, int k0,
 #define BLDA FAST_BF16_LDA
 static int64_t ld_bf16(int kc) { return kc <= BLDA - 32 ? BLDA : (kc * 2) % 512 == 0 ? kc + 32 : kc; }
 
+/* K block [k0, k0 + kcb) of a packed weight, where the products of its
+ * tiles start from (R, or 0, for the first block; C, what the blocks before
+ * summed, for the others), and whether the activation follows it. */
+typedef struct kblock {
+    int kcb, last;
+    const float *init; /* rows ldi apart, or NULL: 0 */
+    int64_t ldi;
+    const uint16_t *B; /* the block's panels */
+} kblock;
+
+static kblock kblock_at(const fast_wpack *W, int k0, int kc, const float *R, int64_t ldr, const float *C, int64_t ldc)
+{
+    const int Kp = W->Kp, kcb = Kp - k0 < kc ? Kp - k0 : kc;
+    const int64_t npad = (int64_t)((W->N + BNR - 1) / BNR) * BNR;
+    return (kblock){kcb, k0 + kcb >= Kp, k0 == 0 ? R : C, k0 == 0 ? ldr : ldc,
+                    (const uint16_t *)W->data + (int64_t)k0 * npad};
+}
+
 /* What a micro-kernel starts its tile from: a bias row and/or an initial value. */
 typedef struct bepi {
     const float *bias;
@@ -305,37 +323,34 @@ BF16_TARGET static void ukb_any(int mr, int nw, int kp, const uint16_t *Ab, cons
 static void part_avx512(int64_t M, const float *A, int64_t lda, const fast_wpack *W, const float *bias,
                         const float *R, int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb)
 {
-    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern), np = (N + BNR - 1) / BNR;
-    const int64_t npad = (int64_t)np * BNR, ldab = ld_bf16(kc);
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
     uint16_t *Ab = (uint16_t *)samc__fast_pack_buffer(3, (size_t)(BMR * ldab + 1) / 2 + 16);
     if (!Ab)
         return;
     const int act = flags_act(flags);
     for (int k0 = 0; k0 < Kp; k0 += kc) {
-        const int kcb = Kp - k0 < kc ? Kp - k0 : kc, last = k0 + kcb >= Kp;
-        const float *rk = k0 == 0 ? R : C; /* the first K block starts from R (or 0), the others from C */
-        const int64_t ldk = k0 == 0 ? ldr : ldc;
-        const uint16_t *Bb = (const uint16_t *)W->data + (int64_t)k0 * npad;
-        int ncp = (int)(NC_BYTES / ((size_t)kcb * BNR * sizeof(uint16_t)));
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
+        int ncp = (int)(NC_BYTES / ((size_t)kb.kcb * BNR * sizeof(uint16_t)));
         ncp = ncp < 1 ? 1 : ncp;
         for (int p0 = pa; p0 < pb; p0 += ncp) {
             const int p1 = p0 + ncp < pb ? p0 + ncp : pb;
             for (int64_t m0 = 0; m0 < M; m0 += BMR) {
                 const int mr = (int)(M - m0 < BMR ? M - m0 : BMR);
-                convert_a(A + m0 * lda, lda, mr, mr, k0, kcb, W->K, Ab, ldab, 1);
+                convert_a(A + m0 * lda, lda, mr, mr, k0, kb.kcb, W->K, Ab, ldab, 1);
                 if (m0 + 2 * BMR <= M) /* the next block's rows, while this one computes */
                     for (int i = 0; i < BMR; i++)
-                        for (int k = 0; k < kcb && k0 + k < W->K; k += 16)
+                        for (int k = 0; k < kb.kcb && k0 + k < W->K; k += 16)
                             _mm_prefetch((const char *)(A + (m0 + BMR + i) * lda + k0 + k), _MM_HINT_T0);
                 for (int p = p0; p < p1; p++) {
                     const int n0 = p * BNR, nv = N - n0 < BNR ? N - n0 : BNR;
-                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, rk ? rk + m0 * ldk + n0 : NULL, ldk};
+                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, kb.init ? kb.init + m0 * kb.ldi + n0 : NULL, kb.ldi};
                     float *Ct = C + m0 * ldc + n0;
                     const float *pfc = p + 1 < p1 ? Ct + BNR : m0 + 2 * BMR <= M ? C + (m0 + BMR) * ldc + p0 * BNR : NULL;
-                    ukb_any(mr, nv > 16 ? 2 : 1, kcb / 2, Ab, Bb + (int64_t)p * kcb * BNR, Ct, ldc, nv, &ep,
+                    ukb_any(mr, nv > 16 ? 2 : 1, kb.kcb / 2, Ab, kb.B + (int64_t)p * kb.kcb * BNR, Ct, ldc, nv, &ep,
                             mr == BMR ? pfc : NULL);
                 }
-                if (last && act) {
+                if (kb.last && act) {
                     const int c0 = p0 * BNR, c1 = p1 * BNR < N ? p1 * BNR : N;
                     act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
                 }
@@ -427,8 +442,8 @@ static void part_amx(int64_t M, const float *A, int64_t lda, const fast_wpack *W
                      int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb, int hw)
 {
     enum { AMR = 32 };
-    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern), np = (N + BNR - 1) / BNR;
-    const int64_t npad = (int64_t)np * BNR, ldab = ld_bf16(kc);
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
     float *ctmp = samc__fast_pack_buffer(3, (size_t)(AMR * ldab + 1) / 2 + 16 + AMR * 32);
     if (!ctmp)
         return;
@@ -441,40 +456,37 @@ static void part_amx(int64_t M, const float *A, int64_t lda, const fast_wpack *W
     (void)hw;
 #endif
     for (int k0 = 0; k0 < Kp; k0 += kc) {
-        const int kcb = Kp - k0 < kc ? Kp - k0 : kc, last = k0 + kcb >= Kp;
-        const float *rk = k0 == 0 ? R : C; /* initial value: R (or 0), then C */
-        const int64_t ldk = k0 == 0 ? ldr : ldc;
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
         const float *bk = k0 == 0 ? bias : NULL;
-        const uint16_t *Bb = (const uint16_t *)W->data + (int64_t)k0 * npad;
-        int ncp = (int)(NC_BYTES / ((size_t)kcb * BNR * sizeof(uint16_t)));
+        int ncp = (int)(NC_BYTES / ((size_t)kb.kcb * BNR * sizeof(uint16_t)));
         ncp = ncp < 1 ? 1 : ncp;
         for (int p0 = pa; p0 < pb; p0 += ncp) {
             const int p1 = p0 + ncp < pb ? p0 + ncp : pb;
             for (int64_t m0 = 0; m0 < M; m0 += AMR) {
                 const int mr = (int)(M - m0 < AMR ? M - m0 : AMR);
 #ifdef SAMC_BF16_X86
-                convert_a(A + m0 * lda, lda, mr, AMR, k0, kcb, W->K, Ab, ldab, hw);
+                convert_a(A + m0 * lda, lda, mr, AMR, k0, kb.kcb, W->K, Ab, ldab, hw);
 #else
-                convert_a(A + m0 * lda, lda, mr, AMR, k0, kcb, W->K, Ab, ldab, 0);
+                convert_a(A + m0 * lda, lda, mr, AMR, k0, kb.kcb, W->K, Ab, ldab, 0);
 #endif
                 for (int p = p0; p < p1; p++) {
                     const int n0 = p * BNR, nv = N - n0 < BNR ? N - n0 : BNR;
-                    const uint16_t *Bp = Bb + (int64_t)p * kcb * BNR;
+                    const uint16_t *Bp = kb.B + (int64_t)p * kb.kcb * BNR;
 #ifdef SAMC_BF16_X86
                     if (hw) {
                         __asm__ volatile("" ::: "memory"); /* the tile loads read Ab: no store may sink past */
-                        amx_tile_32x32_hw(kcb, Ab, ldab, Bp, ctmp);
+                        amx_tile_32x32_hw(kb.kcb, Ab, ldab, Bp, ctmp);
                     } else
 #endif
-                        amx_tile_32x32_emu(kcb, Ab, ldab, Bp, ctmp);
+                        amx_tile_32x32_emu(kb.kcb, Ab, ldab, Bp, ctmp);
                     for (int i = 0; i < mr; i++) {
                         float *c = C + (m0 + i) * ldc + n0;
-                        const float *r = rk ? rk + (m0 + i) * ldk + n0 : NULL;
+                        const float *r = kb.init ? kb.init + (m0 + i) * kb.ldi + n0 : NULL;
                         for (int j = 0; j < nv; j++)
                             c[j] = (r ? r[j] : 0.0f) + (bk ? bk[n0 + j] : 0.0f) + ctmp[i * 32 + j];
                     }
                 }
-                if (last && act) {
+                if (kb.last && act) {
                     const int c0 = p0 * BNR, c1 = p1 * BNR < N ? p1 * BNR : N;
                     act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
                 }
@@ -706,35 +718,32 @@ static void ukn_narrow(int mr, int nv, int kp, const uint16_t *Ab, int64_t ldab,
 static void part_neon(int64_t M, const float *A, int64_t lda, const fast_wpack *W, const float *bias, const float *R,
                       int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb)
 {
-    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern), np = (N + BNR - 1) / BNR;
-    const int64_t npad = (int64_t)np * BNR, ldab = ld_bf16(kc);
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
     uint16_t *Ab = (uint16_t *)samc__fast_pack_buffer(3, (size_t)(NMR * ldab + 1) / 2 + 16);
     if (!Ab)
         return;
     const int act = flags_act(flags);
     for (int k0 = 0; k0 < Kp; k0 += kc) {
-        const int kcb = Kp - k0 < kc ? Kp - k0 : kc, last = k0 + kcb >= Kp;
-        const float *rk = k0 == 0 ? R : C; /* the first K block starts from R (or 0), the others from C */
-        const int64_t ldk = k0 == 0 ? ldr : ldc;
-        const uint16_t *Bb = (const uint16_t *)W->data + (int64_t)k0 * npad;
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
         for (int64_t m0 = 0; m0 < M; m0 += NMR) {
             const int mr = (int)(M - m0 < NMR ? M - m0 : NMR);
-            convert_a(A + m0 * lda, lda, mr, mr, k0, kcb, W->K, Ab, ldab, 0);
+            convert_a(A + m0 * lda, lda, mr, mr, k0, kb.kcb, W->K, Ab, ldab, 0);
             for (int p = pa; p < pb; p++)
                 for (int g = 0; g < 2; g++) {
                     const int n0 = p * BNR + 16 * g;
                     if (n0 >= N)
                         break;
                     const int nv = N - n0 < 16 ? N - n0 : 16;
-                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, rk ? rk + m0 * ldk + n0 : NULL, ldk};
-                    const uint16_t *Bs = Bb + (int64_t)p * kcb * BNR + 32 * g; /* columns 16 g.. of each k-pair row */
+                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, kb.init ? kb.init + m0 * kb.ldi + n0 : NULL, kb.ldi};
+                    const uint16_t *Bs = kb.B + (int64_t)p * kb.kcb * BNR + 32 * g; /* columns 16 g.. of each k-pair row */
                     float *Ct = C + m0 * ldc + n0;
                     if (nv == 16)
-                        ukn_any(mr, kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
+                        ukn_any(mr, kb.kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
                     else
-                        ukn_narrow(mr, nv, kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
+                        ukn_narrow(mr, nv, kb.kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
                 }
-            if (last && act) {
+            if (kb.last && act) {
                 const int c0 = pa * BNR, c1 = pb * BNR < N ? pb * BNR : N;
                 act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
             }

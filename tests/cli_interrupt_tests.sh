@@ -7,15 +7,7 @@
 # temporaries). The signal is sent once the command has reported progress,
 # so it always lands mid-run.
 # usage: cli_interrupt_tests.sh SAMC_BINARY SOURCE_DIR
-set -u
-SAMC=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh" "$@"
 
 # run_until NAME PATTERN SIGNAL ARGS...: start samc, send SIGNAL once stderr
 # matches PATTERN (30 s at most), wait; sets RC and leaves stderr in $TMP/NAME.err
@@ -85,5 +77,4 @@ else
   bad "segment SIGINT: rc $RC: $(tail -2 "$TMP/segment.err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

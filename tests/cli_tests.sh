@@ -3,16 +3,7 @@
 # official-format checkpoints, and the bad inputs of the ref-image issue, each
 # with a non-zero exit, a message naming the problem and no output written.
 # usage: cli_tests.sh SAMC_BINARY SOURCE_DIR
-set -u
-SAMC=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh" "$@"
 
 # expect_fail NAME EXPECTED_SUBSTRING ARGS... : non-zero exit, stderr names the problem, no outputs.
 expect_fail() {
@@ -130,5 +121,4 @@ expect_fail track_no_prompt "no --prompt" track --model "$VD" --config "$VD" --f
 expect_fail track_bad_prompt "FRAME:OBJ" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:point=1,1
 expect_fail track_missing_dir "cannot open frames directory" track --model "$VD" --config "$VD" --frames "$TMP/nope" --prompt 0:1:point=1,1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -48,6 +48,20 @@ void ISA_FN(aa_row)(const float *x, const int *xmin, const int *ntaps, const flo
 void ISA_FN(lerp_taps)(const float *x, const samc_lin_tap *t, int W, float *y);
 float ISA_FN(fma_loop)(int threads, long n);
 
+/* The GEMM kernels' pieces (sgemm_avx512.c, sgemm_vec.c): row r of B as
+ * stored (K rows of N, or N rows of K when transb), B + r * ldb or rows[r]
+ * when the rows are given by pointer ... */
+#define BROW(r) (rows ? rows[r] : B + (int64_t)(r) * ldb)
+
+/* ... and what a micro-kernel does besides the product: C initialised from
+ * memory and/or a bias row, an activation on the final store. */
+typedef struct epi {
+    const float *bias; /* added to the first K block's initial value, or NULL */
+    const float *res;  /* initial value (this tile's rows ldr apart), or NULL: 0 */
+    int64_t ldr;
+    int act;           /* FAST_ACT_* on the store (last K block only) */
+} epi;
+
 /* The activation of a GEMM's final store, on one vector. */
 static inline vf isa_act(vf v, int act)
 {

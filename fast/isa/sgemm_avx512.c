@@ -35,7 +35,6 @@
 /* Bp[p][k][j] = B(k0 + k, p*NR + j), zero past N. The rows of B as stored
  * (K rows of N, or N rows of K when transb) are B + r * ldb, or rows[r]
  * when rows is given (gathered windows). */
-#define BROW(r) (rows ? rows[r] : B + (int64_t)(r) * ldb)
 void ISA_FN(pack)(int N, int kc, int k0, const float *B, int64_t ldb, const float *const *rows, int transb, float *Bp,
                   int pa, int pb)
 {
@@ -79,15 +78,6 @@ void ISA_FN(pack)(int N, int kc, int k0, const float *B, int64_t ldb, const floa
         }
     }
 }
-
-/* What the micro-kernel does besides the product: C initialised from
- * memory and/or a bias row, and an activation on the final store. */
-typedef struct epi {
-    const float *bias; /* added to the first K block's initial value, or NULL */
-    const float *res;  /* initial value (this tile's rows ldr apart), or NULL: 0 */
-    int64_t ldr;
-    int act;           /* FAST_ACT_* on the store (last K block only) */
-} epi;
 
 /* C[0..mr, 0..nv) (+)= A[0..mr, 0..kc) Bp. mr, nw (zmm columns: 1 or 2) and
  * pfm (prefetch of the next A block: 0 none, 1 A row-major, 2 A

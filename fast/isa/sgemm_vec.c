@@ -31,7 +31,6 @@
 #define NR FAST_NR
 #define NC_BYTES (512 * 1024)
 
-#define BROW(r) (rows ? rows[r] : B + (int64_t)(r) * ldb)
 void ISA_FN(pack)(int N, int kc, int k0, const float *B, int64_t ldb, const float *const *rows, int transb, float *Bp,
                   int pa, int pb)
 {
@@ -65,13 +64,6 @@ void ISA_FN(pack)(int N, int kc, int k0, const float *B, int64_t ldb, const floa
                 memset(dst + (int64_t)k * NR + nv, 0, (size_t)(NR - nv) * sizeof *dst);
     }
 }
-
-typedef struct epi {
-    const float *bias; /* added to the first K block's initial value, or NULL */
-    const float *res;  /* initial value (this tile's rows ldr apart), or NULL: 0 */
-    int64_t ldr;
-    int act;           /* FAST_ACT_* on the store (last K block only) */
-} epi;
 
 /* C[0..mr, 0..TW) = act(init + A[0..mr, 0..kc) Bp), mr a compile-time
  * constant at every call: the accumulators live in registers. */
