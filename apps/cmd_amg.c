@@ -77,7 +77,7 @@ static void *param_at(samc_amg_params *p, int o, bool *is_int)
 static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
-    a->impl = "fast";
+    a->impl = samc_default_impl();
     a->p = samc_amg_default_params();
     a->p.output_mode = SAMC_AMG_COCO_RLE;
     cli_parser cp;

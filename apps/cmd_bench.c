@@ -455,7 +455,7 @@ int cmd_bench(int argc, char **argv)
 {
     passive_wait_policy(argc, argv);
     keep_freed_memory();
-    bench_args a = {.config = NULL, .impl = "fast", .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
+    bench_args a = {.config = NULL, .impl = samc_default_impl(), .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
                     .img_w = 1200, .img_h = 900, .prompts = 1};
     samc_error err = {0};
     if (parse(argc, argv, &a, &err)) {

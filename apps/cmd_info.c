@@ -151,7 +151,7 @@ int cmd_info(int argc, char **argv)
     }
     samc_weights *w = NULL;
     samc_sam2_config cfg;
-    if (samc_weights_open(ckpt, &w, &err) ||
+    if (samc_sam2_open_weights(ckpt, &w, &err) ||
         (config ? samc_sam2_config_resolve(config, &cfg, &err)
                 : samc_weights_get_format(w) == SAMC_WEIGHTS_H5 ? samc_sam2_config_from_h5(ckpt, &cfg, &err)
                                                                 : samc_sam2_detect_config(w, &cfg, &err))) {
@@ -164,8 +164,9 @@ int cmd_info(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         params += (long long)samc_numel(samc_weights_at(w, i));
     static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
-    printf("file: %s\nfamily: SAM 2\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
-           fmts[samc_weights_get_format(w)], n, params, cfg.name);
+    printf("file: %s\nfamily: SAM 2\nformat: %s%s%s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
+           fmts[samc_weights_get_format(w)], samc_weights_naming(w) ? ", key names: " : "",
+           samc_weights_naming(w) ? samc_weights_naming(w) : "", n, params, cfg.name);
     /* What segment and track would run this checkpoint with by default. */
     printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),
            omp_get_max_threads(), samc_version(), samc_system_info());

@@ -366,6 +366,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     double t0 = cli_now();
     samc_model_params mp = samc_model_default_params();
     mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
+    mp.family = SAMC_FAMILY_SAM2; /* told by run(): the loader does not look again */
     if (!st)
         st = samc_model_load(a->model, &mp, &mdl, err);
     const samc_predictor_params pp = predictor_params(a);
@@ -422,7 +423,7 @@ static samc_status run(seg_args *a, samc_error *err)
     samc_image img = {0};
     samc_family fam = SAMC_FAMILY_SAM2;
     samc_status st = samc_image_load(a->image, &img, err);
-    if (!st)
+    if (!st) /* the one look at the file for its family: the loaders are told it (samc_model_params.family) */
         st = samc_detect_family(a->model, &fam, err);
     if (!st)
         st = check_family(a, fam, err);

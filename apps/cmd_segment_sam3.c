@@ -197,6 +197,7 @@ static samc_status load(const seg_args *a, samc_model **m, samc_sam3_processor *
 {
     samc_model_params mp = samc_model_default_params();
     mp.config = a->config, mp.vocab = a->vocab, mp.allow_nonfinite = a->allow_nonfinite;
+    mp.family = SAMC_FAMILY_SAM3; /* told by cmd_segment's run(): the loader does not look again */
     samc_status st = samc_model_load(a->model, &mp, m, err);
     samc_sam3_processor_params pp = samc_sam3_processor_default_params();
     pp.impl = a->impl, pp.n_threads = a->threads;

@@ -1,7 +1,7 @@
 /* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
  * images, threads over panels of pixels (output pixels for Conv2d, input
  * pixels for ConvTranspose2d). ConvTranspose2d serves SAM 2's output
- * upscaling (fast/sam2/mask_decoder.c) and SAM 3's neck (fast/sam3/neck.c). */
+ * upscaling (fast/tracker/mask_decoder.c) and SAM 3's neck (fast/sam3/neck.c). */
 #include <omp.h>
 #include <string.h>
 
@@ -21,13 +21,18 @@ static int is_pointwise(const samc_conv2d *c)
  * leading dimension. The output planes are H*W floats apart, often a
  * multiple of 4 KiB: written directly, the 12 rows of a micro-kernel tile
  * would share one L1 set, so the GEMM writes the tile and it is copied. */
-size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W)
+static size_t scratch_per_thread(const samc_conv2d *c)
 {
-    (void)H, (void)W;
     const size_t tile = (size_t)(c->cout / c->groups) * (size_t)fast_ld(CONV_PANEL);
     if (is_pointwise(c))
         return tile;
     return (size_t)(c->cin / c->groups) * c->kh * c->kw * CONV_PANEL + tile;
+}
+
+size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W, int nt)
+{
+    (void)H, (void)W;
+    return scratch_per_thread(c) * (size_t)(nt > 0 ? nt : 1);
 }
 
 /* im2col of output pixels [p0, p0+n) of group g: col (K x n), K in the
@@ -88,7 +93,7 @@ void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int 
     pp = (pp + 31) / 32 * 32;
     pp = pp < 256 ? 256 : pp > CONV_PANEL ? CONV_PANEL : pp;
     const int64_t np = (HWo + pp - 1) / pp;
-    const size_t per = samc__fast_conv2d_scratch(c, H, W);
+    const size_t per = scratch_per_thread(c);
 #pragma omp parallel for num_threads(nt) schedule(static) if (np > 1)
     for (int64_t p = 0; p < np; p++) {
         const int64_t p0 = p * pp;

@@ -25,6 +25,10 @@
 /* Thread count for this call: ctx->num_threads, or OpenMP's default when
  * that is 0. */
 int samc__fast_threads(const samc_ctx *ctx);
+/* Threads for an element-wise or layout pass over n floats: the call's
+ * count, but no more than one per 64K floats (waking a thread costs more
+ * than a smaller share of the work). */
+int samc__fast_threads_for(const samc_ctx *ctx, int64_t n);
 
 /* ---- workspace ---------------------------------------------------------- */
 
@@ -332,8 +336,9 @@ void samc__fast_attention_mh_x(int nt, int bf16, const float *q, int64_t ldq, co
 
 /* Conv2d on one NCHW image (cin, H, W) -> (cout, Ho, Wo) as GEMMs (1x1 and
  * kernel == stride convs without im2col), threads over output channels or
- * pixels. col: scratch of samc__fast_conv2d_scratch() floats. */
-size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W);
+ * pixels. col: scratch of samc__fast_conv2d_scratch(c, H, W, nt) floats (one
+ * share per thread). */
+size_t samc__fast_conv2d_scratch(const samc_conv2d *c, int H, int W, int nt);
 void samc__fast_conv2d(int nt, const samc_conv2d *c, const float *x, int H, int W, float *y, float *col);
 /* ConvTranspose2d with kernel == stride == k (no overlap) on one NCHW image
  * x (cin, h, w) -> y (cout, k*h, k*w): one GEMM per panel of input pixels,

@@ -15,6 +15,13 @@ int samc__fast_threads(const samc_ctx *ctx)
     return n > 0 ? n : 1;
 }
 
+int samc__fast_threads_for(const samc_ctx *ctx, int64_t n)
+{
+    const int nt = samc__fast_threads(ctx);
+    const int64_t pieces = n / 65536;
+    return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
+}
+
 void samc__fast_pack_linear(const samc_linear *l, float *Wp) { samc__fast_pack_b(l->out, l->in, l->w, l->in, 1, Wp); }
 
 /* ---- weights packed once ---------------------------------------------------- */

@@ -1,6 +1,6 @@
-/* fuzz_config_json.c - model config JSON (core/config_json.c through cJSON,
- * then core/config.c validation and, for accepted configs, the full list of
- * expected state_dict keys, core/sam2_keys.c). Seeds: the fixture
+/* fuzz_config_json.c - model config JSON (core/models/sam2/config_json.c through cJSON,
+ * then core/models/sam2/config.c validation and, for accepted configs, the full list of
+ * expected state_dict keys, the describe walk of core/runtime/statedict.h). Seeds: the fixture
  * *.config.json files and fuzz/seeds/config_json/. */
 #include <stdio.h>
 #include <stdlib.h>

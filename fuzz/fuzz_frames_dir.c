@@ -1,6 +1,6 @@
 /* fuzz_frames_dir.c - the video frames-directory reader
- * (core/video_frames.c: samc_frames_open_dir, samc_frames_get, with
- * core/jpeg_decode.c underneath). The input describes a directory:
+ * (core/io/video_frames.c: samc_frames_open_dir, samc_frames_get, with
+ * core/io/jpeg_decode.c underneath). The input describes a directory:
  *   repeated: u8 k, k bytes file name, u32 LE n, n bytes content
  * Names are made safe for one directory level ('/' and NUL become '_',
  * "." and ".." are skipped); at most 16 files. The directory is recreated

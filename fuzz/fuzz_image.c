@@ -1,11 +1,11 @@
-/* fuzz_image.c - image decoding through samc (core/image_io.c:
+/* fuzz_image.c - image decoding through samc (core/io/image_io.c:
  * samc_image_from_memory, stb_image underneath) and the PNG writer on what
  * was decoded.
  *
  * In the SAMC_FUZZ build stb_image is compiled from its header into the
  * harness (stb_image_impl.c) so ASan and coverage see inside the decoders;
  * the replay build uses the Debian libstb that samc links. JPEGs go to
- * libjpeg (core/jpeg_decode.c, not instrumented). Inputs whose
+ * libjpeg (core/io/jpeg_decode.c, not instrumented). Inputs whose
  * header declares more than 2^22 pixels (but are within samc's limits) are
  * skipped so one execution stays fast; larger than samc's limits is still
  * run, since it must be refused before decoding. Seeds: fuzz/seeds/image/. */

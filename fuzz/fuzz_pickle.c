@@ -1,4 +1,4 @@
-/* fuzz_pickle.c - the restricted pickle interpreter (core/pickle.c) on raw
+/* fuzz_pickle.c - the restricted pickle interpreter (core/io/pickle.c) on raw
  * data.pkl bytes. Whole-file mutation of a .pt barely reaches the pickle
  * (zip CRCs), so the interpreter is fuzzed directly. Seeds: data.pkl of the
  * fixture checkpoints and fuzz/seeds/pickle/. */

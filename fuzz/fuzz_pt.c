@@ -1,4 +1,4 @@
-/* fuzz_pt.c - PyTorch zip checkpoints (core/weights_pt.c + core/pickle.c +
+/* fuzz_pt.c - PyTorch zip checkpoints (core/io/weights_pt.c + core/io/pickle.c +
  * libzip) through samc_weights_open.
  *
  * Two modes, chosen by the first byte:

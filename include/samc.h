@@ -109,6 +109,12 @@ typedef struct samc_model_params {
      * bpe_simple_vocab_16e6.txt.gz. NULL: a SAM 3 parity dump's own
      * /model/bpe_vocab_gz; a SAM 3 checkpoint without one is refused. */
     const char *vocab;
+    /* The family, when the caller has already told it from the file (the
+     * command line checks its options against it before loading):
+     * SAMC_FAMILY_SAM2 or SAMC_FAMILY_SAM3, and the file is not examined for
+     * it again (a file of the other family then fails the strict key walk).
+     * 0 (the default): told from the file. */
+    samc_family family;
 } samc_model_params;
 
 SAMC_API samc_model_params samc_model_default_params(void);
@@ -274,9 +280,9 @@ typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *m
 typedef struct samc_tracker_params {
     const char *impl;            /* NULL: samc_default_impl() ("fast") */
     int n_threads;               /* 0: OpenMP's default */
-    /* SAM2VideoPredictor options: fill_hole_area (< 0, the default: the
-     * config's, 8 for the official configs; 0 turns it off) and
-     * non_overlap_masks (0). */
+    /* SAM2VideoPredictor options, each < 0 (the default) for the config's:
+     * fill_hole_area (8 for the official configs; 0 turns it off) and
+     * non_overlap_masks (0 or 1; false in the official configs). */
     double fill_hole_area;
     int non_overlap_masks;
     samc_progress_fn progress;   /* propagate: "propagate", one step per frame; NULL: none */

@@ -157,6 +157,11 @@ SAMC_API void samc_amg_result_free(samc_amg_result *r);
  * their new segmentation, area and bbox. */
 SAMC_API samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
                                                samc_error *err);
+/* The COCO RLE of any h x w mask (row-major, nonzero = in): the string of
+ * pycocotools' encode (column-major runs, rleToString), as the records of
+ * output_mode coco_rle hold; for masks from elsewhere (SAM 3 instances, a
+ * predictor's best mask). *out is malloc'd (samc_free). */
+SAMC_API samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err);
 /* The records as JSON text, an array of the official dicts (segmentation as
  * the COCO string with output_mode coco_rle, else the uncompressed counts);
  * *out is malloc'd. */

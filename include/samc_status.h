@@ -11,7 +11,7 @@
 
 /* SAMC_API marks the public functions: libsamc is compiled with hidden
  * visibility, so these are the only symbols the shared library exports
- * (tests/abi/libsamc.symbols lists them; CTest `abi` checks the list). */
+ * (tests/libsamc.symbols lists them; CTest `abi` checks the list). */
 #ifndef SAMC_API
 #if defined(__GNUC__) || defined(__clang__)
 #define SAMC_API __attribute__((visibility("default")))

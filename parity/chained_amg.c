@@ -163,7 +163,10 @@ static samc_parity_row *vec_row(parity_run *r, const char *slot, const float *mi
         a[i] = both ? 0.0f : mine[i], b[i] = both ? 0.0f : ref[i];
     }
     row->ndim = 1, row->shape[0] = n;
-    samc_parity_metrics(a, b, n, &row->max_abs, &row->rel, &row->nmse);
+    samc_parity_metrics_ref(a, b, n, &row->max_abs, &row->ref_max, &row->nmse);
+    row->judged = true; /* judge.c widens the scale of a small vector, as for traced slots */
+    row->scale = row->ref_max > 1e-12 ? row->ref_max : 1e-12;
+    row->rel = row->max_abs / row->scale;
     row->state = row->rel <= tol ? SAMC_PARITY_PASS : SAMC_PARITY_FAIL;
     free(a), free(b);
     return row;
@@ -303,12 +306,12 @@ static samc_status compare_field(parity_run *r, const char *slot, const samc_amg
     const int n0 = r->rep->n_rows;
     if (!st)
         samc__parity_compare(r, INT_MAX, "/outputs", 0, slot, &t, path);
-    if (!st && exact && r->rep->n_rows > n0) {
+    if (!st && exact && r->rep->n_rows > n0 && r->rep->rows[n0].judged) {
         samc_parity_row *row = &r->rep->rows[n0];
-        if (row->state == SAMC_PARITY_PASS && row->max_abs != 0) {
-            row->state = SAMC_PARITY_FAIL;
+        row->exact = true; /* judged by max_abs == 0, whatever the scale */
+        row->state = row->max_abs == 0 ? SAMC_PARITY_PASS : SAMC_PARITY_FAIL;
+        if (row->max_abs != 0)
             snprintf(row->note, sizeof row->note, "must be exact (integer and float32 arithmetic only)");
-        }
     }
     samc_tensor_release(&t);
     return st;

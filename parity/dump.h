@@ -1,4 +1,4 @@
-/* dump.h - reading parity dumps (docs: ../shared PARITY_DUMP_FORMAT.md). */
+/* dump.h - reading parity dumps (the format: tools/README.md, "What is written"). */
 #ifndef SAMC_PARITY_DUMP_H
 #define SAMC_PARITY_DUMP_H
 

@@ -1,9 +1,11 @@
 /* dump_io.c - a record's in/ group as the samc_layer_io of isolated runners. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/base/rng.h"
 #include "harness_internal.h"
 
 /* The slot that exists: in/<name>, else in/<pos>. */
@@ -28,6 +30,26 @@ static samc_status tokenized_ids(const parity_run *r, samc_tensor *t, samc_error
                      r->recs[r->io_rec].index, r->recs[r->io_rec].module);
 }
 
+/* The criterion's input perturbation (judge.c): every element moved by
+ * +-size x max|x|. Tensors whose values are all integers (labels, ids,
+ * binary masks, pixel coordinates) are discrete and stay as recorded. */
+static void perturb(samc_tensor *t, double size)
+{
+    const int64_t n = samc_numel(t);
+    float mx = 0;
+    bool discrete = true;
+    for (int64_t i = 0; i < n; i++) {
+        mx = fabsf(t->data[i]) > mx ? fabsf(t->data[i]) : mx;
+        discrete = discrete && t->data[i] == floorf(t->data[i]);
+    }
+    if (discrete)
+        return;
+    const double step = size * mx;
+    uint64_t state = 1; /* a fixed sign pattern, the same on every run */
+    for (int64_t i = 0; i < n; i++)
+        t->data[i] += (float)((samc_rng_next(&state) & 1) ? step : -step);
+}
+
 static samc_status io_tensor(void *user, const char *name, const char *pos, samc_tensor *t, samc_error *err)
 {
     const parity_run *r = user;
@@ -35,7 +57,10 @@ static samc_status io_tensor(void *user, const char *name, const char *pos, samc
         return tokenized_ids(r, t, err);
     char path[320];
     in_path(user, name, pos, path, sizeof path);
-    return samc_dump_read(((const parity_run *)user)->dump, path, t, err);
+    samc_status st = samc_dump_read(r->dump, path, t, err);
+    if (!st && r->io_perturb > 0)
+        perturb(t, r->io_perturb);
+    return st;
 }
 
 static bool io_has(void *user, const char *name)

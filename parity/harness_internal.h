@@ -1,4 +1,16 @@
-/* harness_internal.h - shared by the chained and isolated parity runs. */
+/* harness_internal.h - the parity run's state and its internal functions.
+ *
+ * The files call downwards only (tests/check_call_cycles.sh checks it):
+ *   harness.c            the dispatcher: opens the dump, loads the model, calls
+ *                        one task runner, then judges and counts the rows
+ *   chained_image.c, chained_video.c, chained_amg.c, chained_sam3.c,
+ *   isolated.c           the task runners
+ *   judge.c              the pass criterion (docs/parity.md, "The criterion")
+ *   resync.c             the chained runs' decision hook
+ *   match.c              records by module/call/frame/object; the trace callback
+ *   rows.c, alone.c      report rows; one recorded call run alone
+ *   dump*.c, compare.c   the dump reader and the metrics
+ */
 #ifndef SAMC_PARITY_HARNESS_INTERNAL_H
 #define SAMC_PARITY_HARNESS_INTERNAL_H
 
@@ -29,41 +41,62 @@ typedef struct parity_run {
     bool strict;               /* no re-synchronisation at decision points */
     int last_index;            /* completion order of the last record matched (decisions sort after it) */
     double plant_bf16_flip;    /* samc_parity_opts.plant_bf16_flip, cleared once planted */
+    const samc_parity_opts *opts; /* the caller's options (planted faults) */
+    double io_perturb;         /* > 0: samc__parity_record_io perturbs continuous inputs by this x max|input| */
 } parity_run;
 
+/* ---- rows.c: report rows --------------------------------------------- */
 /* Append a row; returns NULL (and sets run->st) when out of memory. */
 samc_parity_row *samc__parity_add_row(parity_run *r, int index, const char *module, int call, const char *slot);
-/* Compare one tensor with dataset `path` of the dump into a new row. */
+/* Compare one tensor with dataset `path` of the dump into a new row (judged
+ * against the call's own max|ref| here; judge.c may widen the scale). */
 void samc__parity_compare(parity_run *r, int index, const char *module, int call, const char *slot,
-                    const samc_tensor *t, const char *path);
-/* Record index of (module, call), or -1. */
-int samc__parity_find_record(const parity_run *r, const char *module, int call);
-/* Whether a module name is a parity point of the model (registry). */
-bool samc__parity_is_point(const parity_run *r, const char *module);
+                          const samc_tensor *t, const char *path);
 /* Compare the emitted slots of record `rec` and flag dump slots samc lacks. */
 void samc__parity_compare_record(parity_run *r, int rec, int nslots, const char *const *slots,
-                           const samc_tensor *const *t);
+                                 const samc_tensor *const *t);
+/* A test's planted fault (samc_parity_opts.plant_fault_*) applied to the
+ * outputs samc produced for `module`. */
+void samc__parity_plant_fault(const parity_run *r, const char *module, int nslots, const char *const *slots,
+                              const samc_tensor *const *t);
 
-samc_status samc__parity_run_isolated(parity_run *r, samc_error *err);
-/* The chained mode's trace callback (chained.c). */
-void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc, int nslots, const char *const *slots,
-                     const samc_tensor *const *t);
-/* How many calls of `key` the chained run has matched so far (chained.c). */
-int samc__parity_peek_call(const parity_run *r, const char *key);
-/* The chained mode's decision hook (resync.c). */
-void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d);
-/* A samc_layer_io over record `rec`'s in/ group (dump_io.c). */
-samc_layer_io samc__parity_record_io(parity_run *r, int rec);
-/* The video task (chained_video.c). */
-samc_status samc__parity_run_video(parity_run *r, samc_error *err);
+/* ---- match.c: records and the trace callback -------------------------- */
+/* Record index of (module, call), or -1. */
+int samc__parity_find_record(const parity_run *r, const char *module, int call);
 /* Record index of the n-th call of module on (frame_idx, obj_id), or -1. */
 int samc__parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth);
-samc_status samc__parity_run_chained(parity_run *r, samc_error *err);
-/* The SAM 3 image task (chained_sam3.c). */
+/* Record index whose completion order is `index`, or -1. */
+int samc__parity_record_at(const parity_run *r, int index);
+/* Whether a module name is a parity point of the model (registry). */
+bool samc__parity_is_point(const parity_run *r, const char *module);
+/* The chained mode's trace callback. */
+void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc, int nslots, const char *const *slots,
+                           const samc_tensor *const *t);
+/* How many calls of `key` the chained run has matched so far. */
+int samc__parity_peek_call(const parity_run *r, const char *key);
+
+/* ---- dump_io.c, alone.c: a recorded call run alone ------------------- */
+/* A samc_layer_io over record `rec`'s in/ group. */
+samc_layer_io samc__parity_record_io(parity_run *r, int rec);
+/* Run record `rec` alone on its recorded inputs (each continuous input moved
+ * by `perturb` x its max|value|, random signs, when perturb > 0) through the
+ * registry's runner; the planted fault, if any, applied. */
+samc_status samc__parity_run_alone(parity_run *r, int rec, double perturb, samc_layer_out *o, samc_error *err);
+
+/* ---- resync.c: the chained runs' decision hook ------------------------ */
+void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d);
+
+/* ---- judge.c: the pass criterion --------------------------------------- */
+/* Every compared row's scale and verdict (docs/parity.md, "The criterion"). */
+void samc__parity_judge(parity_run *r);
+
+/* ---- the task runners ----------------------------------------------- */
+samc_status samc__parity_run_isolated(parity_run *r, samc_error *err);
+samc_status samc__parity_run_image(parity_run *r, samc_error *err);
+samc_status samc__parity_run_video(parity_run *r, samc_error *err);
 samc_status samc__parity_run_sam3(parity_run *r, samc_error *err);
+samc_status samc__parity_run_amg(parity_run *r, samc_error *err);
 /* Load a sam3 dump's model and exec (chained_sam3.c). */
 samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *impl, samc_error *err);
-/* The amg task (chained_amg.c). */
-samc_status samc__parity_run_amg(parity_run *r, samc_error *err);
 
 #endif

@@ -21,17 +21,12 @@ samc_status samc__parity_run_isolated(parity_run *r, samc_error *err)
 {
     (void)err;
     for (int i = 0; i < r->n_recs && !r->st; i++) {
-        const samc_layer *L = samc_exec_find(&r->x, r->recs[i].module);
-        if (!L || !L->def->parity)
+        if (!samc__parity_is_point(r, r->recs[i].module))
             continue;
         r->seen[i] = true;
         samc_layer_out o = {0};
         samc_error e = {0};
-        const samc_layer_io io = samc__parity_record_io(r, i);
-        samc_status st = L->def->isolated ? L->def->isolated(&r->x, L, &io, &o, &e)
-                                          : samc_fail(&e, SAMC_ERR_UNSUPPORTED, "%s cannot run alone", L->name);
-        if (!st && o.n == 0)
-            st = samc_fail(&e, SAMC_ERR_INTERNAL, "%s produced no output", L->name);
+        samc_status st = samc__parity_run_alone(r, i, 0, &o, &e);
         if (st) {
             report_error(r, i, st, &e);
         } else {

@@ -31,7 +31,19 @@ typedef struct samc_parity_row {
     char slot[64];
     int ndim;
     int64_t shape[SAMC_MAX_DIMS];
+    /* The criterion (docs/parity.md, "The criterion"): rel = max_abs / scale,
+     * where scale = max(ref_max, slot_scale / 4): ref_max = max|ref| of this
+     * call, slot_scale = the largest ref_max of the same module and slot over
+     * the dump's calls. A point not small against its slot is judged exactly
+     * as max_abs / max|ref| (scale == ref_max). */
     double max_abs, rel, nmse;
+    double ref_max, scale;
+    /* Chained rows that fail rel <= tol and pass alone on their recorded
+     * inputs: how much an input error of relative size tol moves this slot,
+     * in units of tol (the bound is tol * max(1, kappa)); NAN elsewhere. */
+    double kappa;
+    bool judged;               /* a compared tensor: rel (or exactness) decides */
+    bool exact;                /* must be bit-identical (max_abs 0) */
     double mask_iou;           /* final mask outputs: IoU of (out > 0) and (ref > 0); NAN elsewhere */
     /* FNV-1a 64 of samc's output bytes (0: none): two runs whose digests
      * agree produced bit-identical outputs (a regression guard). */
@@ -66,6 +78,14 @@ typedef struct samc_parity_opts {
      * value that the dump reads back to this relative margin on the other
      * side of its bf16 rounding midpoint (a planted flip). */
     double plant_bf16_flip;
+    /* Testing the criterion: every output samc produces for a module named
+     * plant_fault_module ("*": every parity point), slot plant_fault_slot
+     * (NULL: every output slot), gets element 0 moved by plant_fault_size x
+     * the slot's max|value| (a fault of that relative size in the layer; in
+     * chained runs later layers consume it). */
+    const char *plant_fault_module;
+    const char *plant_fault_slot;
+    double plant_fault_size;
 } samc_parity_opts;
 
 /* Returns SAMC_OK when the run completed (pass or fail: see the report),
@@ -81,6 +101,11 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
 /* Comparison metrics of PARITY_DUMP_FORMAT.md. */
 void samc_parity_metrics(const float *out, const float *ref, int64_t n, double *max_abs, double *rel,
                          double *nmse);
+/* The same with max|ref| instead of rel (rel = max_abs / max(ref_max, 1e-12)). */
+void samc_parity_metrics_ref(const float *out, const float *ref, int64_t n, double *max_abs, double *ref_max,
+                             double *nmse);
+/* max|a - b| (INFINITY when a NaN is involved). */
+double samc_parity_max_abs(const float *a, const float *b, int64_t n);
 
 /* Elements of out that differ from ref by exactly one bfloat16 step (a
  * rounding flip of stored bf16 memory); *first = the first such index,

@@ -64,6 +64,12 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
     if (rep->n_ignored_records)
         fprintf(f, "(%d dump records of modules that are not parity points were ignored)\n", rep->n_ignored_records);
     fprintf(f, "worst rel: %.3e\n", worst);
+    int propagated = 0;
+    for (int i = 0; i < rep->n_rows; i++)
+        propagated += rep->rows[i].state == SAMC_PARITY_PASS && rep->rows[i].rel > rep->tol;
+    if (propagated)
+        fprintf(f, "(%d row(s) over the tolerance pass as propagated error: their inputs' chained error, amplified "
+                   "as measured (kappa, in the notes); each passes alone)\n", propagated);
     if (worst_iou <= 1)
         fprintf(f, "lowest mask IoU of the final masks (logit > 0): %.6f\n", worst_iou);
     if (rep->first_fail >= 0) {
@@ -108,6 +114,12 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
             cJSON_AddNumberToObject(o, "max_abs", r->max_abs);
             cJSON_AddNumberToObject(o, "rel", r->rel);
             cJSON_AddNumberToObject(o, "nmse", r->nmse);
+            if (r->judged) { /* rel = max_abs / scale (docs/parity.md, "The criterion") */
+                cJSON_AddNumberToObject(o, "scale", r->scale);
+                cJSON_AddNumberToObject(o, "ref_max", r->ref_max);
+            }
+            if (!isnan(r->kappa))
+                cJSON_AddNumberToObject(o, "kappa", r->kappa);
             if (!isnan(r->mask_iou))
                 cJSON_AddNumberToObject(o, "mask_iou", r->mask_iou);
             worst = r->rel > worst ? r->rel : worst;

@@ -172,14 +172,6 @@ static void resync_best_mask(parity_run *r, const samc_scope *sc, samc_decision 
     samc_tensor_release(&rec);
 }
 
-static double max_diff(const float *a, const float *b, int64_t n)
-{
-    double m = 0;
-    for (int64_t i = 0; i < n; i++)
-        m = fabs((double)a[i] - b[i]) > m ? fabs((double)a[i] - b[i]) : m;
-    return m;
-}
-
 /* The recorded choice is the candidate the recorded mask equals (closest). */
 static void resync_stability(parity_run *r, const samc_scope *sc, samc_decision *d)
 {
@@ -189,8 +181,8 @@ static void resync_stability(parity_run *r, const samc_scope *sc, samc_decision 
         samc_tensor_release(&rec);
         return;
     }
-    const double d0 = max_diff(rec.data, d->masks + (int64_t)d->choices[0] * d->hw, d->hw);
-    const double d1 = max_diff(rec.data, d->masks + (int64_t)d->choices[1] * d->hw, d->hw);
+    const double d0 = samc_parity_max_abs(rec.data, d->masks + (int64_t)d->choices[0] * d->hw, d->hw);
+    const double d1 = samc_parity_max_abs(rec.data, d->masks + (int64_t)d->choices[1] * d->hw, d->hw);
     const bool rec_token0 = d0 <= d1, c_token0 = d->values[0] >= d->threshold;
     if (rec_token0 != c_token0 && d->choices[0] != d->choices[1]) {
         const double margin = fabs(d->values[0] - d->threshold);

@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
+bash scripts/install_python.sh          # the Python package, into .venv/ (docs/python.md)
 ./build/samc segment --out out/demo
 echo "masks, overlay and result.json are in out/demo/"

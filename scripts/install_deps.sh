@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Debian packages samc builds and tests with (docs/dependencies.md says why each).
+# Debian packages samc builds and tests with (docs/dependencies.md says why each),
+# the Python package's included (python/: cffi, numpy; pytest and h5py for its
+# tests, distributed for samc.batch).
 # --fuzz adds clang with libFuzzer and OpenMP for the fuzz harnesses (fuzz/,
 # docs/hostile_input.md); --cross adds qemu-user (x86-64 CPU models without
 # AVX-512 or AVX2, and aarch64), Debian's aarch64 cross compiler and the
@@ -12,7 +14,9 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config \
   libopenblas-dev libhdf5-dev libcjson-dev libzip-dev libstb-dev libjpeg-dev libcmocka-dev \
-  libutf8proc-dev zlib1g-dev >/dev/null
+  libutf8proc-dev zlib1g-dev \
+  python3-dev python3-cffi python3-numpy python3-pip python3-setuptools python3-wheel python3-venv \
+  python3-pytest python3-h5py python3-distributed >/dev/null
 for opt in "$@"; do
   case $opt in
   --fuzz)

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/amg/amg_coco_rle.h"
 #include "core/amg/amg_rle.h"
 #include "parity/dump.h"
 #include "parity/parity.h"
@@ -331,12 +332,42 @@ static void test_postprocess_small_regions(void **state)
     tu_assert_contains(e.msg, "min_area");
 }
 
+/* samc_mask_to_coco_rle: pycocotools' string of any mask, read back by the
+ * COCO decoder to the same pixels; bad sizes refused. */
+static void test_mask_to_coco_rle(void **state)
+{
+    (void)state;
+    samc_error e;
+    char *s = NULL;
+    const uint8_t zeros[4] = {0};
+    assert_int_equal(samc_mask_to_coco_rle(zeros, 2, 2, &s, &e), SAMC_OK);
+    assert_string_equal(s, "4"); /* one run of 4 zeros: pycocotools' rleToString([4]) */
+    samc_free(s);
+    enum { H = 5, W = 7 };
+    uint8_t mask[H * W], back[H * W];
+    for (int i = 0; i < H * W; i++)
+        mask[i] = (uint8_t)((i * 7 + i / 3) % 5 < 2);
+    assert_int_equal(samc_mask_to_coco_rle(mask, H, W, &s, &e), SAMC_OK);
+    samc_amg_rle rle = {0};
+    assert_int_equal(samc_amg_rle_from_coco_string(s, H, W, &rle, &e), SAMC_OK);
+    assert_int_equal(samc_amg_rle_to_mask(&rle, back, &e), SAMC_OK);
+    assert_memory_equal(mask, back, sizeof mask);
+    samc_amg_rle_free(&rle);
+    samc_free(s);
+    assert_int_equal(samc_mask_to_coco_rle(mask, 0, W, &s, &e), SAMC_ERR_ARG);
+    assert_null(s);
+    assert_int_equal(samc_mask_to_coco_rle(NULL, H, W, &s, &e), SAMC_ERR_ARG);
+    assert_non_null(strstr(e.msg, "mask"));
+}
+
 /* The amg parity task is not vacuous: a fault planted in the mask decoder
- * (the test-only "fault" implementation) fails it, first at that layer, and
- * the records' rows fail too. */
+ * (the test-only "fault" implementation, here a gross one: 1e-2 of the
+ * output's scale) fails it, first at that layer, and the records' rows fail
+ * too. */
 static void test_parity_catches_fault(void **state)
 {
     (void)state;
+    tu_fault_size = 1e-2;
     assert_int_equal(samc_impl_register(&tu_fault_impl, NULL), SAMC_OK);
     char *path = tu_src_path("fixtures/amg/amg_b_crops.h5");
     const char *ovr[1] = {"sam_mask_decoder.transformer.layers.1=fault"};
@@ -353,6 +384,7 @@ static void test_parity_catches_fault(void **state)
     samc_parity_report_free(&rep);
     free(path);
     samc_impl_unregister(&tu_fault_impl);
+    tu_fault_size = 1e-4;
 }
 
 int main(void)
@@ -366,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_postprocess_small_regions),
         cmocka_unit_test(test_parity_catches_fault),
+        cmocka_unit_test(test_mask_to_coco_rle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

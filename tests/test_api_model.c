@@ -156,6 +156,27 @@ static void test_defaults_and_version(void **s)
     fixture_close(&f);
 }
 
+/* samc_model_params.family: a family the caller tells is used as told (the
+ * file is not examined for it again); a value that is no family is refused. */
+static void test_told_family(void **s)
+{
+    (void)s;
+    char *ck = tu_src_path("fixtures/ckpt/tiny_c_f32.pt"), *cfg = tu_src_path("fixtures/ckpt/tiny_c_f32.config.json");
+    samc_model_params mp = samc_model_default_params();
+    assert_int_equal(mp.family, 0);
+    mp.config = cfg, mp.family = SAMC_FAMILY_SAM2;
+    samc_model *m = NULL;
+    samc_error e = {0};
+    assert_int_equal(samc_model_load(ck, &mp, &m, &e), SAMC_OK);
+    assert_int_equal(samc_model_family(m), SAMC_FAMILY_SAM2);
+    samc_model_free(m);
+    mp.family = (samc_family)7;
+    assert_int_equal(samc_model_load(ck, &mp, &m, &e), SAMC_ERR_ARG);
+    tu_assert_contains(e.msg, "samc_model_params.family");
+    assert_null(m);
+    free(ck), free(cfg);
+}
+
 /* Every entry point takes NULL handles and pointers without crashing. */
 static void test_null_safety(void **s)
 {
@@ -368,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_and_version),
         cmocka_unit_test(test_null_safety),
+        cmocka_unit_test(test_told_family),
         cmocka_unit_test(test_error_cleared_on_entry),
         cmocka_unit_test(test_log_and_progress),
         cmocka_unit_test(test_threads_share_model),

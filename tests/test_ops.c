@@ -120,16 +120,29 @@ static bool first_of_class(const samc_layer *L)
     return true;
 }
 
-static int run_config(const char *config, bool full, double *worst_rel, double *worst_nmse)
+/* SAM 3's tracker resizes the mask before its downsampler (interpol_size
+ * 1152 at 1008 px, backbone stride 14: 72 x 72 features): the memory
+ * encoder again with that geometry, scaled to 448 px (512, 32 x 32). */
+typedef struct variant {
+    const char *label;
+    const char *only;       /* run only the layers under this prefix (NULL: all) */
+    bool sam3_mask_size;
+} variant;
+
+static int run_config(const char *config, const variant *var, bool full, double *worst_rel, double *worst_nmse)
 {
     samc_error err = {0};
     samc_sam2_config cfg;
     samc_weights *w = NULL;
     samc_sam2_model *m = NULL;
     samc_exec execs[8];
-    op_run o = {.config = config, .execs = execs};
+    op_run o = {.config = var->label ? var->label : config, .execs = execs};
     samc_status st = samc_sam2_config_preset(config, &cfg, &err);
     cfg.image_size = full ? 1024 : 512;
+    if (var->sam3_mask_size) {
+        cfg.image_size = full ? 1008 : 448, cfg.backbone_stride = 14;
+        cfg.mem_enc.ds_interpol_h = cfg.mem_enc.ds_interpol_w = cfg.image_size * 8 / 7;
+    }
     if (!st)
         st = samc_sam2_random_weights(&cfg, 11, &w, &err);
     if (!st)
@@ -144,7 +157,8 @@ static int run_config(const char *config, bool full, double *worst_rel, double *
     }
     for (int i = 0; !st && o.n_execs && i < execs[0].n_layers; i++) {
         const samc_layer *L = &execs[0].layers[i];
-        if (!L->def->isolated || !L->def->example || !first_of_class(L))
+        if (!L->def->isolated || !L->def->example || !first_of_class(L) ||
+            (var->only && strncmp(L->name, var->only, strlen(var->only))))
             continue;
         for (int video = 0; !st && video < 2; video++) { /* the second body, where a row has one */
             if (video && !L->def->body2)
@@ -180,9 +194,16 @@ static void test_ops(void **s)
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         char config[32];
         snprintf(config, sizeof config, "sam2.1_hiera_%s", tok);
-        const int f = run_config(config, full, &worst_rel, &worst_nmse);
+        const variant plain = {0};
+        const int f = run_config(config, &plain, full, &worst_rel, &worst_nmse);
         assert_true(f >= 0);
         failures += f;
+        if (!strcmp(tok, "t")) {
+            const variant sam3 = {"t+sam3_mask", "memory_encoder", true};
+            const int g = run_config(config, &sam3, full, &worst_rel, &worst_nmse);
+            assert_true(g >= 0);
+            failures += g;
+        }
     }
     printf("op table (%s grids): worst rel %.3e, worst nmse %.3e, %d over tolerance\n", full ? "real" : "reduced",
            worst_rel, worst_nmse, failures);

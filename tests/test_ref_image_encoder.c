@@ -1,9 +1,9 @@
 /* test_ref_image_encoder.c - the ref image-encoder layers against the
  * official SAM 2 modules (torch 1.13 CPU, float32).
  *
- * Covered: bicubic resize (core/resize_bicubic.c), PositionEmbeddingSine
- * (core/position_encoding.c), Hiera._get_pos_embed (core/hiera_pos_embed.c),
- * PatchEmbed and MultiScaleBlock (ref/hiera.c), FpnNeck (ref/fpn_neck.c).
+ * Covered: bicubic resize (core/nn/resize_bicubic.c), PositionEmbeddingSine
+ * (core/nn/position_encoding.c), Hiera._get_pos_embed (core/models/sam2/hiera_pos_embed.c),
+ * PatchEmbed and MultiScaleBlock (ref/sam2/hiera.c), FpnNeck (ref/sam2/fpn_neck.c).
  *
  * Weights and inputs come from a small LCG implemented identically here
  * (test_lcg) and in the generator below, which runs the official modules and

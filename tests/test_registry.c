@@ -66,11 +66,15 @@ static void check_family_rows(const samc_layer_family *fam, bool need_examples)
         for (int i = 0; i < part->n_rows; i++) {
             const samc_layer_def *d = &part->rows[i];
             const bool indexed = strchr(d->pattern, '#') != NULL;
-            if (indexed != (d->count != NULL))
-                print_error("%s/%s: a '#' row needs a count (and only it)\n", part->name, d->pattern);
-            assert_true(indexed == (d->count != NULL));
+            if (indexed && !d->count)
+                print_error("%s/%s: a '#' row needs a count\n", part->name, d->pattern);
+            assert_true(!indexed || d->count);
             if (d->parity)
                 assert_non_null(d->isolated);
+            if (d->whole && (d->pattern[0] || !samc_kind_name(d->table, d->whole)))
+                print_error("%s/%s: a whole-part body belongs to the part's own row and its kind list\n", part->name,
+                            d->pattern);
+            assert_true(!d->whole || (!d->pattern[0] && samc_kind_name(d->table, d->whole)));
             if (!d->body)
                 continue;
             if (!samc_kind_name(d->table, d->body) || (d->body2 && !samc_kind_name(d->table, d->body2)))

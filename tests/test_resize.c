@@ -1,6 +1,6 @@
-/* test_resize.c - core/resize_bilinear (plain and antialiased, bit for bit
- * with torch 1.13's CPU F.interpolate), core/connected_components (labels,
- * areas, hole and sprinkle filling) and core/mask_select (MaskDecoder.forward's
+/* test_resize.c - core/nn/resize_bilinear (plain and antialiased, bit for bit
+ * with torch 1.13's CPU F.interpolate), core/nn/connected_components (labels,
+ * areas, hole and sprinkle filling) and core/models/tracker/mask_select (MaskDecoder.forward's
  * selection, including the dynamic multimask fallback).
  *
  * The antialiased cases also run fast/resize.c's threaded version (1 and 3

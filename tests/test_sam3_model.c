@@ -229,7 +229,7 @@ static void test_decoder_substeps(void **state)
 
 /* The built-in released config describes exactly the detector.* keys and
  * shapes of the released sam3.pt (tests/data/sam3/released_detector_keys.tsv,
- * from ../shared/docs/SAM3_STATE_DICT_KEYS.tsv; complex64 [a,b] is stored
+ * the released checkpoint's key list; complex64 [a,b] is stored
  * as [a,b,2] floats); the walk's order is the C records', not state_dict's. */
 static void test_released_preset_keys(void **state)
 {

@@ -1,5 +1,5 @@
 /* test_twoway_fold.c - the two-way transformer's folded cross attentions
- * (fast/sam2/twoway_folded.c: image-side projections folded into the token
+ * (fast/tracker/twoway_folded.c: image-side projections folded into the token
  * rows) against Attention.forward computed plainly in double precision:
  * projections, per-head softmax(scale q k^T) v, out projection. Tokens ->
  * image and image -> tokens, at SAM 2's decoder shapes (D 256, C 128, 8

@@ -57,6 +57,56 @@ static samc_tracker *open_v1(samc_dump **d)
     return t;
 }
 
+/* One frame's logits for two objects prompted at the same point, with the
+ * tracker's non_overlap_masks given as `non_overlap` (< 0: the config's). */
+static float *overlapping_pair(const samc_model *m, const uint8_t *frames, const int64_t *dims, int non_overlap,
+                               int64_t *n)
+{
+    samc_error e = {0};
+    samc_tracker_params tp = samc_tracker_default_params();
+    tp.non_overlap_masks = non_overlap;
+    samc_tracker *t = NULL;
+    assert_int_equal(samc_tracker_new(m, &tp, &t, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_open_frames(t, frames, (int)dims[0], (int)dims[1], (int)dims[2], &e), SAMC_OK);
+    float pt[2] = {50, 40};
+    int32_t pos[1] = {1};
+    samc_frame_masks out;
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, pt, pos, 1, NULL, 1, NULL, &e), SAMC_OK);
+    assert_int_equal(samc_tracker_add_points(t, 0, 2, pt, pos, 1, NULL, 1, &out, &e), SAMC_OK);
+    assert_int_equal(out.n_obj, 2);
+    *n = 2 * (int64_t)out.height * out.width;
+    float *copy = malloc((size_t)*n * sizeof *copy);
+    memcpy(copy, out.logits, (size_t)*n * sizeof *copy);
+    samc_tracker_free(t);
+    return copy;
+}
+
+/* samc_tracker_default_params' non_overlap_masks (-1) is the config's, as
+ * the official builder passes it: tiny_v2's config says true. */
+static void test_non_overlap_from_config(void **s)
+{
+    (void)s;
+    char *path = tu_src_path("fixtures/video/tiny_v2_sam20_s128.h5");
+    samc_error e = {0};
+    samc_model *m = NULL;
+    assert_int_equal(samc_model_load(path, NULL, &m, &e), SAMC_OK);
+    samc_dump *d;
+    assert_int_equal(samc_dump_open(path, &d, &e), SAMC_OK);
+    uint8_t *frames = NULL;
+    int nd;
+    int64_t dims[4], n0, n1, nd_;
+    assert_int_equal(samc_dump_read_u8(d, "/inputs/frames_u8", &frames, &nd, dims, &e), SAMC_OK);
+    float *off = overlapping_pair(m, frames, dims, 0, &n0);
+    float *on = overlapping_pair(m, frames, dims, 1, &n1);
+    float *dflt = overlapping_pair(m, frames, dims, -1, &nd_);
+    assert_true(n0 == n1 && n1 == nd_);
+    assert_memory_equal(dflt, on, (size_t)n1 * sizeof *on);
+    assert_memory_not_equal(off, on, (size_t)n1 * sizeof *on); /* the constraint changed the second object */
+    free(off), free(on), free(dflt), free(frames), free(path);
+    samc_dump_close(d);
+    samc_model_free(m);
+}
+
 /* The fixture's prompts (tools/make_fixtures.sh, V1) through the API. */
 static void test_reproduces_official(void **s)
 {
@@ -221,6 +271,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses),
                                        cmocka_unit_test(test_streaming_bounded),
-                                       cmocka_unit_test(test_frames_dir_matches_pillow)};
+                                       cmocka_unit_test(test_frames_dir_matches_pillow),
+                                       cmocka_unit_test(test_non_overlap_from_config)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

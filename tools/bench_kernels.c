@@ -169,7 +169,7 @@ static void bench_gemm(const char *what, int M, int N, int K, int count, tally *
 }
 
 /* Attention of a block: `windows` windows of L tokens (or one global map),
- * heads of width d, the way fast/hiera.c runs them (global: the threaded
+ * heads of width d, the way fast/sam2/hiera.c runs them (global: the threaded
  * kernel; windows: one (window, head) task per thread at a time). */
 static void bench_attention(const char *what, int windows, int L, int d, int heads, int count, tally *ta, int bf16)
 {

@@ -6,7 +6,7 @@
  *
  * Build (the tokenizer needs only libutf8proc and zlib):
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Iinclude -Icore tools/clip_tokenize.c \
- *      core/text/[a-z]*.c core/error.c core/fileio.c -lutf8proc -lz -o build/clip_tokenize
+ *      core/text/[a-z]*.c core/base/error.c core/base/fileio.c -lutf8proc -lz -o build/clip_tokenize
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 
 #include "core/amg/amg_box.h"
 #include "core/amg/amg_coco_rle.h"
+#include "core/amg/amg_rle.h"
 #include "core/amg/amg_generate.h"
 #include "core/api/api_internal.h"
 #include "core/base/error.h"
@@ -142,6 +143,20 @@ static samc_status to_mask(samc_amg_record *rec, samc_amg_output_mode mode, samc
     }
     m->n_counts = rec->rle.n, m->counts = rec->rle.counts;
     rec->rle.counts = NULL;
+    return st;
+}
+
+samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    SAMC_API_NEED(mask, err);
+    samc_amg_rle rle = {0};
+    samc_status st = samc_amg_mask_to_rle(mask, h, w, &rle, err);
+    if (!st)
+        st = samc_amg_rle_to_coco_string(&rle, out, err);
+    samc_amg_rle_free(&rle);
     return st;
 }
 

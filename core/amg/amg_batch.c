@@ -1,6 +1,6 @@
 /* amg_batch.c - SAM2AutomaticMaskGenerator._process_batch and
  * refine_with_m2m (automatic_mask_generator.py), on the batched decoder
- * (core/models/sam2/sam2_predict_batch.c). */
+ * (core/models/tracker/image_predict_batch.c). */
 #include "core/amg/amg_batch.h"
 
 #include <stdlib.h>

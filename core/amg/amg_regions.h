@@ -3,7 +3,7 @@
  * postprocess_small_regions applies (SAM 1's generate() calls it for
  * min_mask_region_area > 0; SAM 2's generate() does NOT: there
  * min_mask_region_area becomes the image predictor's max_hole_area /
- * max_sprinkle_area, see core/connected_components.h and docs/amg.md).
+ * max_sprinkle_area, see core/nn/connected_components.h and docs/amg.md).
  *
  * cv2.connectedComponentsWithStats(m, 8) numbers components in the order of
  * their first 2x2 block in block-raster order (OpenCV's block-based labelling,

@@ -4,14 +4,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/api/api_internal.h"
 #include "core/models/family.h"
 
 samc_model_params samc_model_default_params(void)
 {
-    return (samc_model_params){.config = NULL, .allow_nonfinite = 0, .vocab = NULL};
+    return (samc_model_params){.config = NULL, .allow_nonfinite = 0, .vocab = NULL, .family = 0};
 }
 
 const char *samc_default_impl(void) { return samc_impl_default()->name; }
@@ -62,11 +61,19 @@ samc_status samc_model_load(const char *path, const samc_model_params *params, s
     samc_model *m = calloc(1, sizeof *m);
     if (!m)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    samc_status st = samc_detect_family(path, &m->family, err);
+    /* The family is told once: by the caller, else here; the loaders do not look again. */
+    samc_status st = SAMC_OK;
+    if (mp.family == SAMC_FAMILY_SAM2 || mp.family == SAMC_FAMILY_SAM3)
+        m->family = mp.family;
+    else if (mp.family)
+        st = samc_fail(err, SAMC_ERR_ARG, "samc_model_params.family: %d is no family (0, SAMC_FAMILY_SAM2 or "
+                       "SAMC_FAMILY_SAM3)", (int)mp.family);
+    else
+        st = samc_detect_family(path, &m->family, err);
     if (!st && m->family == SAMC_FAMILY_SAM3)
         st = load_sam3(path, &mp, m, err);
     else if (!st)
-        st = samc_sam2_model_load(path, mp.config, mp.allow_nonfinite != 0, &m->sam2, err);
+        st = samc_sam2_model_load_known(path, mp.config, mp.allow_nonfinite != 0, &m->sam2, err);
     if (st) {
         samc_model_free(m);
         return st;
@@ -135,7 +142,7 @@ samc_status samc__api_setup_exec(samc_exec *x, const char *impl, int n_threads, 
 
 int samc__api_threads(const samc_exec *x)
 {
-    if (!strcmp(x->impl->name, "ref"))
+    if (x->impl->single_threaded) /* the registry says so; no implementation is named here */
         return 1;
     return x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
 }

@@ -23,7 +23,7 @@ struct samc_tracker {
 
 samc_tracker_params samc_tracker_default_params(void)
 {
-    return (samc_tracker_params){.impl = NULL, .n_threads = 0, .fill_hole_area = -1, .non_overlap_masks = 0};
+    return (samc_tracker_params){.impl = NULL, .n_threads = 0, .fill_hole_area = -1, .non_overlap_masks = -1};
 }
 
 samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params *params, samc_tracker **out,
@@ -49,7 +49,7 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
     samc_exec_set_abort(&t->x, tp.abort_callback, tp.abort_user);
     if (!st)
         st = samc_tracker_set_options(t, tp.fill_hole_area < 0 ? t->opt.fill_hole_area : tp.fill_hole_area,
-                                      tp.non_overlap_masks, err);
+                                      tp.non_overlap_masks < 0 ? t->opt.non_overlap_masks : tp.non_overlap_masks, err);
     if (st) {
         samc_tracker_free(t);
         return st;

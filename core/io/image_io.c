@@ -24,7 +24,7 @@ static samc_status check_dims(int w, int h, const char *what, samc_error *err)
 }
 
 /* Whatever stb_image would decode as a JPEG (its test: 0xFF, optional 0xFF
- * fill bytes, then SOI 0xD8) goes to libjpeg instead (core/jpeg_decode.c):
+ * fill bytes, then SOI 0xD8) goes to libjpeg instead (core/io/jpeg_decode.c):
  * stb's JPEG decoder in Debian's libstb (git 2022-09-08) writes past its
  * Huffman tables on a DHT segment declaring more than 256 codes (found by
  * fuzz/fuzz_image.c; docs/hostile_input.md), and libjpeg decodes exactly as

@@ -18,7 +18,7 @@ typedef struct samc_image {
     uint8_t *rgb;      /* h*w*3, row-major RGB */
 } samc_image;
 
-/* Load JPEG (libjpeg, as Pillow decodes it: core/jpeg_decode.c) or any
+/* Load JPEG (libjpeg, as Pillow decodes it: core/io/jpeg_decode.c) or any
  * other format stb_image reads (PNG, BMP, GIF, TGA, PSD, HDR, PIC, PNM).
  * Grayscale, gray+alpha, RGBA and 16-bit inputs are converted to 8-bit RGB
  * (alpha dropped, 16-bit values >> 8). Any size from 1x1 up to the limits

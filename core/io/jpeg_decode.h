@@ -12,7 +12,7 @@
 /* Header only: the frame size (no pixel decoding). */
 samc_status samc_jpeg_size(const char *path, int *w, int *h, samc_error *err);
 /* Decode to RGB (*rgb malloc'd, h*w*3). Sizes above the image limit of
- * core/image_io.h are refused before decoding. */
+ * core/io/image_io.h are refused before decoding. */
 samc_status samc_jpeg_decode(const char *path, uint8_t **rgb, int *w, int *h, samc_error *err);
 /* The same on a JPEG in memory; `what` names it in messages. */
 samc_status samc_jpeg_size_mem(const uint8_t *buf, size_t len, const char *what, int *w, int *h, samc_error *err);

@@ -28,6 +28,8 @@ struct samc_weights {
     uint32_t *index; /* slot -> entry index + 1 (0 = empty) */
     size_t index_cap; /* power of two, or 0 */
     samc_mapped_file map; /* the file views point into (samc_weights_add_view), unmapped at free */
+    samc_key_naming_fn naming; /* official name -> the file's (samc_weights_set_naming), or NULL */
+    const char *naming_name;
 };
 
 static uint64_t hash_key(const char *s)
@@ -207,12 +209,51 @@ const samc_tensor *samc_weights_at(const samc_weights *w, size_t i)
     return w && i < w->count ? &w->entries[i].t : NULL;
 }
 
+const samc_tensor *samc_weights_find_file(const samc_weights *w, const char *file_key)
+{
+    if (!w || !file_key || !w->index_cap)
+        return NULL;
+    size_t s = index_slot(w, file_key);
+    return w->index[s] ? &w->entries[w->index[s] - 1].t : NULL;
+}
+
 const samc_tensor *samc_weights_find(const samc_weights *w, const char *key)
 {
-    if (!w || !key || !w->index_cap)
-        return NULL;
-    size_t s = index_slot(w, key);
-    return w->index[s] ? &w->entries[w->index[s] - 1].t : NULL;
+    char buf[256];
+    return samc_weights_find_file(w, w && key ? samc_weights_file_key(w, key, buf, sizeof buf) : key);
+}
+
+void samc_weights_set_naming(samc_weights *w, samc_key_naming_fn fn, const char *name)
+{
+    if (w)
+        w->naming = fn, w->naming_name = fn ? name : NULL;
+}
+
+const char *samc_weights_naming(const samc_weights *w) { return w ? w->naming_name : NULL; }
+
+const char *samc_weights_file_key(const samc_weights *w, const char *official, char *buf, size_t n)
+{
+    if (!w || !w->naming)
+        return official;
+    w->naming(official, buf, n);
+    return buf;
+}
+
+samc_status samc_weights_remove(samc_weights *w, const char *key, samc_error *err)
+{
+    size_t i = 0;
+    while (w && key && i < w->count && strcmp(w->entries[i].key, key))
+        i++;
+    if (!w || !key || i == w->count)
+        return samc_fail(err, SAMC_ERR_KEY, "%s: no key '%s' to remove", samc_weights_source(w), key ? key : "");
+    free(w->entries[i].key);
+    samc_tensor_release(&w->entries[i].t);
+    memmove(&w->entries[i], &w->entries[i + 1], (w->count - i - 1) * sizeof *w->entries);
+    w->count--;
+    memset(w->index, 0, w->index_cap * sizeof *w->index); /* the indices after i moved: rebuild */
+    for (size_t k = 0; k < w->count; k++)
+        w->index[index_slot(w, w->entries[k].key)] = (uint32_t)(k + 1);
+    return SAMC_OK;
 }
 
 const char *samc_weights_source(const samc_weights *w) { return w && w->source ? w->source : ""; }
@@ -234,15 +275,16 @@ samc_status samc_weights_expect(const samc_weights *w, const char *key, int ndim
     if (out)
         *out = NULL;
     const samc_tensor *t = samc_weights_find(w, key);
+    char fk[256];
+    const char *name = key ? samc_weights_file_key(w, key, fk, sizeof fk) : "(null)";
     if (!t)
-        return samc_fail(err, SAMC_ERR_KEY, "%s: missing key '%s'", samc_weights_source(w),
-                         key ? key : "(null)");
+        return samc_fail(err, SAMC_ERR_KEY, "%s: missing key '%s'", samc_weights_source(w), name);
     if (!samc_shape_equal(t->ndim, t->shape, ndim, shape)) {
         char want[256], got[256];
         samc_shape_str(ndim, shape, want, sizeof want);
         samc_shape_str(t->ndim, t->shape, got, sizeof got);
         return samc_fail(err, SAMC_ERR_SHAPE, "%s: key '%s': expected shape %s, got %s",
-                         samc_weights_source(w), key, want, got);
+                         samc_weights_source(w), name, want, got);
     }
     if (out)
         *out = t;

@@ -55,10 +55,25 @@ samc_status samc_weights_add_view(samc_weights *w, const char *key, int ndim, co
                                   const float *data, samc_error *err);
 void samc_weights_adopt_map(samc_weights *w, samc_mapped_file *mf);
 
+/* Remove the entry a file names `key` (its data released with it). */
+samc_status samc_weights_remove(samc_weights *w, const char *key, samc_error *err);
+
+/* A file whose tensors carry another naming than the official state_dict
+ * (the transformers converters'): `fn` writes the name `official` has in the
+ * file. Once set, samc_weights_find and samc_weights_expect take official
+ * names, and samc_weights_file_key renders a key as the file names it (for
+ * messages); samc_weights_key and _find_file keep the file's own names.
+ * `name` ("transformers") says which naming (samc_weights_naming). */
+typedef void (*samc_key_naming_fn)(const char *official, char *out, size_t n);
+void samc_weights_set_naming(samc_weights *w, samc_key_naming_fn fn, const char *name);
+const char *samc_weights_naming(const samc_weights *w); /* NULL: the official names */
+const char *samc_weights_file_key(const samc_weights *w, const char *official, char *buf, size_t n);
+const samc_tensor *samc_weights_find_file(const samc_weights *w, const char *file_key);
+
 size_t samc_weights_count(const samc_weights *w);
 const char *samc_weights_key(const samc_weights *w, size_t i);        /* insertion order */
 const samc_tensor *samc_weights_at(const samc_weights *w, size_t i);
-const samc_tensor *samc_weights_find(const samc_weights *w, const char *key); /* NULL if absent */
+const samc_tensor *samc_weights_find(const samc_weights *w, const char *key); /* NULL if absent; official name */
 const char *samc_weights_source(const samc_weights *w);               /* file path or "" */
 samc_weights_format samc_weights_get_format(const samc_weights *w);
 void samc_weights_set_format(samc_weights *w, samc_weights_format f);

@@ -3,7 +3,7 @@
  * arithmetic, as complex64 (re, im) pairs the way the `attn.freqs_cis`
  * buffers are stored.
  *
- * Overlap: core/rope.c (SAM 2's compute_axial_cis) computes the same table
+ * Overlap: core/nn/rope.c (SAM 2's compute_axial_cis) computes the same table
  * for scale 1 as separate cos/sin arrays; this one adds the position scale
  * (global ViT blocks use 1/3 = rope_pt_size / input_size) and the offset, and
  * keeps the interleaved complex layout of the checkpoint buffer. */

@@ -4,6 +4,8 @@
  * a TLB miss per float). */
 #include "core/nn/layout.h"
 
+#include <string.h>
+
 #define PIX 16
 
 void samc_layout_tokens_to_planes(int nt, const float *x, int64_t B, int64_t HW, int64_t C, float *y)
@@ -47,4 +49,12 @@ void samc_layout_add(int nt, float *y, const float *x, int64_t n)
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t i = 0; i < n; i++)
         y[i] += x[i];
+}
+
+void samc_layout_transpose01(int nt, const float *x, int64_t A, int64_t B, int64_t C, float *y)
+{
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t a = 0; a < A; a++)
+        for (int64_t b = 0; b < B; b++)
+            memcpy(y + (b * A + a) * C, x + (a * B + b) * C, (size_t)C * sizeof(float));
 }

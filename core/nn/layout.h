@@ -18,6 +18,10 @@ void samc_layout_tokens_to_planes(int nt, const float *x, int64_t B, int64_t HW,
 void samc_layout_planes_to_tokens(int nt, const float *x, int64_t B, const float *add, int64_t b_out, int64_t HW,
                                   int64_t C, float *y);
 
+/* y (B,A,C) = x (A,B,C): transpose(0, 1) (sequence-first <-> batch-first),
+ * one C-float row at a time. */
+void samc_layout_transpose01(int nt, const float *x, int64_t A, int64_t B, int64_t C, float *y);
+
 /* y[i] += x[i] for n floats, nt threads. */
 void samc_layout_add(int nt, float *y, const float *x, int64_t n);
 

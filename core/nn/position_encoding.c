@@ -18,6 +18,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "core/base/error.h"
 
 #include "core/base/error.h"
 
@@ -78,3 +81,17 @@ void samc_fourier_pe(const float *gauss, int F, float u, float v, float *out)
     }
 }
 
+
+samc_status samc_sine_pe_batch(const samc_sine_pe *pe, samc_tensor *out, samc_error *err)
+{
+    if (out->ndim != 4 || out->shape[1] != pe->num_pos_feats)
+        return samc_fail(err, SAMC_ERR_SHAPE, "sine_pe: output must be (B,%d,H,W)", pe->num_pos_feats);
+    const int64_t B = out->shape[0], one = samc_numel(out) / (B > 0 ? B : 1);
+    samc_status st = samc_sine_pe_fill(pe, (int)out->shape[2], (int)out->shape[3], out->data);
+    if (st)
+        return samc_fail(err, st, "sine_pe: %d channels over %lldx%lld", pe->num_pos_feats, (long long)out->shape[2],
+                         (long long)out->shape[3]);
+    for (int64_t b = 1; b < B; b++)
+        memcpy(out->data + b * one, out->data, (size_t)one * sizeof(float));
+    return SAMC_OK;
+}

@@ -13,6 +13,10 @@
  * for H or W < 1. */
 samc_status samc_sine_pe_fill(const samc_sine_pe *pe, int H, int W, float *out);
 
+/* The encoding over out's (H, W) grid, repeated over its batch: out
+ * (B, pe->num_pos_feats, H, W); errors name the sizes. */
+samc_status samc_sine_pe_batch(const samc_sine_pe *pe, samc_tensor *out, samc_error *err);
+
 /* PositionEmbeddingRandom._pe_encoding on one point (u, v) in [0,1]^2:
  *   c = 2*c - 1; p = c @ G (2, F); a = 2*pi*p; [sin(a) | cos(a)].
  * The K=2 matmul is sgemm's order: fma(v, G[1], u*G[0]). 2*np.pi is a Python

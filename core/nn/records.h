@@ -98,6 +98,15 @@ typedef struct samc_ctx {
      * when the exec is freed. Opaque to everything but fast/. */
     void *scratch;
     void (*scratch_free)(void *scratch);
+    /* A whole-part body (core/runtime/exec.h, samc_layer_def.whole) reports
+     * the part's inner parity points here: the row named `pattern` (as in
+     * the part's rows: "layers.#"), instance `index`. Only set for such a
+     * body; copying outputs to the host for it is needed only when
+     * `tracing`. */
+    void (*emit)(struct samc_ctx *ctx, const char *pattern, int index, int nslots, const char *const *slots,
+                 const samc_tensor *const *t);
+    bool tracing;
+    void *emit_user;
 } samc_ctx;
 
 #endif

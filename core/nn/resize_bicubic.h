@@ -3,7 +3,7 @@
  * PyTorch's CPU kernel (aten/src/ATen/native/cpu/UpSampleKernel.cpp,
  * HelperInterpCubic) when the output size is given (no scale_factor).
  *
- * Used by Hiera._get_pos_embed (core/hiera_pos_embed.c).
+ * Used by Hiera._get_pos_embed (core/models/sam2/hiera_pos_embed.c).
  */
 #ifndef SAMC_CORE_RESIZE_BICUBIC_H
 #define SAMC_CORE_RESIZE_BICUBIC_H

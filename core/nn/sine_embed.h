@@ -7,7 +7,7 @@
  *   dim_t[k] = T ** (2 * floor(k/2) / F)   (float pow)
  *   out[k] = sin(e / dim_t[k]) (k even), cos(e / dim_t[k]) (k odd)
  * i.e. without the +1 offset and the normalisation by the map size of the
- * image PE (core/position_encoding.c, which the ViT neck uses unchanged). */
+ * image PE (core/nn/position_encoding.c, which the ViT neck uses unchanged). */
 #ifndef SAMC_CORE_NN_SINE_EMBED_H
 #define SAMC_CORE_NN_SINE_EMBED_H
 

@@ -95,9 +95,13 @@ static const void *mount_self(const samc_exec *x, int m)
     return (const char *)x->model + x->fam->mounts[m].offset;
 }
 
+/* A '#' row has count(self) instances; any other row one, or none when it
+ * has a count that says 0 (a module this config does not build). */
 static int def_count(const samc_layer_def *d, const void *self)
 {
-    return strchr(d->pattern, '#') ? (d->count ? d->count(self) : 0) : 1;
+    if (strchr(d->pattern, '#'))
+        return d->count ? d->count(self) : 0;
+    return !d->count || d->count(self) > 0;
 }
 
 /* root + "." + pattern with the '#' replaced by the index; the root alone
@@ -164,6 +168,20 @@ static const samc_impl *wanted(const samc_exec *x, const samc_layer *L, const ch
     return best;
 }
 
+/* The table of L's whole-part body when one serves: L's implementation has
+ * it and every row of the part resolved to that implementation. */
+static const void *whole_ops(const samc_exec *x, const samc_layer *L)
+{
+    const samc_layer_def *d = L->def;
+    const samc_impl *impl = L->asked;
+    if (!d->whole || !impl || !samc_impl_has_body(impl, d->table, d->whole - 1))
+        return NULL;
+    for (int i = 0; i < x->n_layers; i++) /* no row of the part sent elsewhere by an override */
+        if (x->layers[i].mount == L->mount && x->layers[i].asked != impl)
+            return NULL;
+    return impl->ops[d->table];
+}
+
 /* Every instance's implementation, then the preparation of each one used. */
 static samc_status resolve(samc_exec *x, samc_error *err)
 {
@@ -172,8 +190,11 @@ static samc_status resolve(samc_exec *x, samc_error *err)
         const samc_layer_def *d = L->def;
         const char *by;
         const samc_impl *want = wanted(x, L, &by);
+        L->asked = want;
         if (!d->body) { /* a composite: its children resolve themselves */
             L->impl = want, L->ops = NULL, L->prep_slot = -1;
+            if (d->whole && samc_impl_has_body(want, d->table, d->whole - 1))
+                L->prep_slot = samc_impl_prep_slot(want), L->ops = NULL;
             continue;
         }
         const samc_impl *from = samc_impl_provider(want, d->table, d->body - 1);
@@ -184,6 +205,8 @@ static samc_status resolve(samc_exec *x, samc_error *err)
                              by ? by : "--impl", by ? "" : "", want->name, L->name);
         L->impl = from, L->ops = from->ops[d->table], L->prep_slot = samc_impl_prep_slot(from);
     }
+    for (int i = 0; i < x->n_layers; i++)
+        x->layers[i].whole_ops = whole_ops(x, &x->layers[i]);
     for (int i = 0; i < x->n_layers; i++) {
         const samc_impl *impl = x->layers[i].impl;
         samc_status st = x->layers[i].ops ? samc_model_prepare(x->base, impl, err) : SAMC_OK;
@@ -361,7 +384,33 @@ samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L)
     samc_error_clear(&x->body_err);
     x->ctx.err = &x->body_err;
     x->ctx.prep_slot = L->prep_slot;
+    x->ctx.emit = NULL, x->ctx.emit_user = NULL, x->ctx.tracing = false;
     return &x->ctx;
+}
+
+/* ctx->emit of a whole-part body: the row named `pattern` of the part being
+ * run (a pattern the part does not have is a bug of the body: abort). */
+static void part_emit(samc_ctx *ctx, const char *pattern, int index, int nslots, const char *const *slots,
+                      const samc_tensor *const *t)
+{
+    samc_exec *x = ctx->emit_user;
+    const samc_layer *P = x->emit_part;
+    const samc_part_def *part = x->fam->mounts[P->mount].part;
+    for (int r = 0; r < part->n_rows; r++)
+        if (!strcmp(part->rows[r].pattern, pattern)) {
+            samc_layer_emit(x, samc_part_layer(x, P->self, &part->rows[r], index), x->emit_scope, nslots, slots, t);
+            return;
+        }
+    fprintf(stderr, "samc: internal error: part %s has no row '%s'\n", part->name, pattern);
+    abort();
+}
+
+samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc)
+{
+    samc_ctx *ctx = samc_layer_ctx(x, L);
+    x->emit_part = L, x->emit_scope = sc;
+    ctx->emit = part_emit, ctx->emit_user = x, ctx->tracing = x->trace != NULL;
+    return ctx;
 }
 
 void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,

@@ -119,8 +119,17 @@ typedef struct samc_layer_def {
     int table;                     /* SAMC_OPS_* of its bodies */
     size_t body;                   /* SAMC_BODY(...) in that table; 0: a composite (calls other layers) */
     size_t body2;                  /* a second body of the same table the row also calls (0: none) */
+    /* Only on a part's own row (""): a body of the same table that runs the
+     * whole part in one call, for an implementation that keeps the part's
+     * activations to itself (a GPU). The wiring calls it when the
+     * implementation serving this row has it and serves every row of the
+     * part too; the body reports the part's inner parity points through
+     * ctx->emit. 0: none (the wiring runs the part row by row). */
+    size_t whole;
     bool parity;                   /* a parity point of the dump format (traced) */
-    int (*count)(const void *self); /* instances of a '#' pattern (NULL: 1) */
+    /* instances of a '#' pattern; on any other row, 0 when this config does
+     * not build the module (NULL: 1) */
+    int (*count)(const void *self);
     samc_isolated_fn isolated;     /* NULL: not runnable alone */
     samc_example_fn example;
     /* Instances of one class run the same code paths with the same shapes:
@@ -179,7 +188,11 @@ struct samc_layer {        /* one instance: "image_encoder.trunk.blocks.3" */
     const void *self;              /* the part instance (in the model) */
     char name[SAMC_LAYER_NAME_MAX];
     const samc_impl *impl;         /* the implementation serving it (after fallback) */
+    const samc_impl *asked;        /* the implementation asked for it (default or override) */
     const void *ops;               /* impl->ops[def->table] */
+    /* def->whole's table of impl when that body serves the whole part
+     * (see samc_layer_def.whole), else NULL */
+    const void *whole_ops;
     int prep_slot;                 /* impl's prep slot, -1 */
 };
 
@@ -204,6 +217,8 @@ struct samc_exec {
     samc_decision_fn decide;       /* NULL: decisions stand as computed */
     void *decide_user;
     samc_ctx ctx;                  /* threads, workspace, the body's error record */
+    const samc_layer *emit_part;   /* the part whose whole-part body runs (samc_part_ctx) */
+    const samc_scope *emit_scope;  /* and the scope its inner points are reported under */
     samc_error body_err;
     /* The wiring's own reusable buffers (samc_exec_wire): large activations
      * that every call writes in full (the decoder's token maps), kept so
@@ -256,6 +271,10 @@ const void *samc_exec_part(const samc_exec *x, const char *root);
 
 /* The context to pass to L's body (its error record cleared). */
 samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L);
+/* The same for the whole-part body of L (L->whole_ops set): ctx->emit
+ * reports the part's rows by (row, index) to the trace, ctx->tracing says
+ * whether anyone listens. */
+samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc);
 /* After L's body returned `st`: on failure the error names the layer and
  * the body's reason; on success the outputs go to the trace (parity points),
  * then the abort hook is asked (SAMC_ERR_ABORTED: the caller unwinds as on

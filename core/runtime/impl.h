@@ -41,6 +41,7 @@ typedef struct samc_impl {
     const char *about;             /* one line for --help and `samc info` */
     double tol;                    /* parity tolerance: max rel per point vs. the official fp32 code */
     const char *fallback;          /* bodies it lacks come from this implementation, or NULL */
+    bool single_threaded;          /* its bodies run on one thread whatever the exec's count (ref) */
     const void *ops[SAMC_OPS_TABLES];
     /* Whether this CPU can run it (NULL: always); `why` names what is missing. */
     bool (*available)(const char **why);

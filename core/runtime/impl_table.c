@@ -15,6 +15,7 @@ static const samc_impl ref_impl = {
     .name = "ref",
     .about = "scalar reference: plain loops, one thread, double accumulation (the yardstick)",
     .tol = 1e-5,
+    .single_threaded = true,
     .ops = {[SAMC_OPS_NN] = &samc_ref_nn_ops, [SAMC_OPS_TRACKER] = &samc_ref_tracker_ops,
             [SAMC_OPS_SAM2] = &samc_ref_sam2_ops, [SAMC_OPS_SAM3] = &samc_ref_sam3_ops},
 };

@@ -22,6 +22,7 @@ const char *samc_kind_name(int table, size_t body)
     case SAMC_OPS_TRACKER:
 #define TABLE_TYPE samc_tracker_ops
         SAMC_TRACKER_OPS(SAMC_X)
+        SAMC_TRACKER_WHOLE_OPS(SAMC_X)
 #undef TABLE_TYPE
         break;
     case SAMC_OPS_SAM2:

@@ -189,12 +189,18 @@ samc_status samc_sd_finish(samc_sd *sd, const char *what, samc_error *err)
         return samc_fail(err, sd->st, "out of memory while describing the weights of '%s'", what);
     if (!sd->w)
         return SAMC_OK;
-    const char *src = samc_weights_source(sd->w);
+    /* Keys are named as the file names them (a transformers-format file: its
+     * own names, samc_weights_file_key), the file with its naming. */
+    char src[600], fk[256];
+    const char *naming = samc_weights_naming(sd->w);
+    snprintf(src, sizeof src, "%s%s%s%s", samc_weights_source(sd->w), naming ? " (" : "", naming ? naming : "",
+             naming ? " names)" : "");
     if (sd->first_bad_shape >= 0) {
         const samc_key_spec *k = &sd->keys.items[sd->first_bad_shape];
         const samc_tensor *t = samc_weights_find(sd->w, k->key);
         char e[96], a[96];
-        return samc_fail(err, SAMC_ERR_SHAPE, "%s: key '%s': expected shape %s for config '%s', got %s", src, k->key,
+        return samc_fail(err, SAMC_ERR_SHAPE, "%s: key '%s': expected shape %s for config '%s', got %s", src,
+                         samc_weights_file_key(sd->w, k->key, fk, sizeof fk),
                          samc_shape_str(k->ndim, k->shape, e, sizeof e), what,
                          samc_shape_str(t->ndim, t->shape, a, sizeof a));
     }
@@ -202,13 +208,17 @@ samc_status samc_sd_finish(samc_sd *sd, const char *what, samc_error *err)
     if (!sorted)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     memcpy(sorted, sd->keys.items, (size_t)sd->keys.count * sizeof *sorted);
+    for (int i = 0; naming && i < sd->keys.count; i++) /* compared with the file's keys */
+        snprintf(sorted[i].key, sizeof sorted[i].key, "%s",
+                 samc_weights_file_key(sd->w, sd->keys.items[i].key, fk, sizeof fk));
     qsort(sorted, (size_t)sd->keys.count, sizeof *sorted, cmp_key);
     char extra[700];
     const int n_extra = list_unexpected(sd, sorted, extra, sizeof extra);
     free(sorted);
     if (sd->missing)
         return samc_fail(err, SAMC_ERR_KEY, "%s: missing key '%s' (%d of %d expected keys missing for config '%s')%s%s",
-                         src, sd->keys.items[sd->first_missing].key, sd->missing, sd->keys.count, what,
+                         src, samc_weights_file_key(sd->w, sd->keys.items[sd->first_missing].key, fk, sizeof fk),
+                         sd->missing, sd->keys.count, what,
                          n_extra ? "; unexpected keys: " : "", n_extra ? extra : "");
     if (n_extra)
         return samc_fail(err, SAMC_ERR_KEY, "%s: %d unexpected key(s) for config '%s': %s", src, n_extra, what, extra);

@@ -295,7 +295,7 @@ void ISA_FN(aa_column_dot)(const float *x0, int W, const float *w, int n, float 
         y[j] = samc_aa_dot(x0 + j, W, w, n);
 }
 
-/* The bilinear blend of two interpolated rows (fast/sam2/prepost.c), in the
+/* The bilinear blend of two interpolated rows (fast/tracker/postprocess.c), in the
  * per-pixel form's float steps fmaf(a, h0, c * h1). */
 void ISA_FN(lerp_rows)(const float *a, const float *c, float h0, float h1, int n, float *y)
 {
@@ -317,7 +317,7 @@ void ISA_FN(standardize)(float *x, int n, float mean, float std)
         x[i] = (x[i] - mean) / std;
 }
 
-/* out[t, p] = sum_c hyper[t, c] up[c, p] (fast/sam2/mask_decoder.c): one
+/* out[t, p] = sum_c hyper[t, c] up[c, p] (fast/tracker/mask_decoder.c): one
  * pass over up per 8 rows t, vectors of pixels, 8 accumulators. */
 void ISA_FN(mask_product)(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out)
 {

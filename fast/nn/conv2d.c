@@ -14,7 +14,7 @@ samc_status samc_fast_conv2d(samc_ctx *ctx, const samc_conv2d *conv, const samc_
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "conv2d: output shape does not match the input");
     const int nt = samc__fast_threads(ctx);
     float *col = NULL;
-    const size_t counts[1] = {samc__fast_conv2d_scratch(conv, H, W) * nt};
+    const size_t counts[1] = {samc__fast_conv2d_scratch(conv, H, W, nt)};
     samc_status st = samc__fast_ws_get(ctx, 1, counts, &col);
     if (st)
         return st;

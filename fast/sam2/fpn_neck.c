@@ -1,10 +1,10 @@
 /* fpn_neck.c - FpnNeck.forward (backbones/image_encoder.py), fast body.
  * Lateral 1x1 convs as sgemm over pixel panels; the top-down x2 upsample
- * (nearest or bilinear, as ref/fpn_neck.c, same float steps) added in one
+ * (nearest or bilinear, as ref/sam2/fpn_neck.c, same float steps) added in one
  * threaded pass; the sine position encoding built from its separable rows:
  * channel k of the y half depends only on the row, of the x half only on the
  * column, so H + W sin/cos evaluations fill a plane (bit-identical to
- * core/position_encoding.c, which evaluates every pixel). */
+ * core/nn/position_encoding.c, which evaluates every pixel). */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -58,7 +58,7 @@ static void add_up2(int nt, const float *prev, int64_t planes, int h, int w, flo
     }
 }
 
-/* PositionEmbeddingSine._pe's normalised coordinate (core/position_encoding.c). */
+/* PositionEmbeddingSine._pe's normalised coordinate (core/nn/position_encoding.c). */
 static float embed_coord(const samc_sine_pe *pe, int i, int n)
 {
     const float v = (float)(i + 1);
@@ -108,6 +108,7 @@ samc_status samc_fast_fpn_neck(samc_ctx *ctx, const samc_fpn_neck *neck, const s
     const int n = neck->n_levels;
     if (n < 1 || n > SAMC_FPN_MAX_LEVELS)
         return samc_fail(ctx->err, SAMC_ERR_ARG, "fpn_neck: %d levels", n);
+    const int nt = samc__fast_threads(ctx);
     size_t col = 0;
     for (int i = 0; i < n; i++) {
         const samc_conv2d *cv = &neck->convs[n - 1 - i];
@@ -121,12 +122,11 @@ samc_status samc_fast_fpn_neck(samc_ctx *ctx, const samc_fpn_neck *neck, const s
             !shape4_is(&pos[i], x->shape[0], neck->d_model, Ho, Wo))
             return samc_fail(ctx->err, SAMC_ERR_SHAPE, "fpn_neck: level %d out/pos are not (B,%d,%d,%d)", i,
                              neck->d_model, Ho, Wo);
-        const size_t c = samc__fast_conv2d_scratch(cv, (int)x->shape[2], (int)x->shape[3]);
+        const size_t c = samc__fast_conv2d_scratch(cv, (int)x->shape[2], (int)x->shape[3], nt);
         col = c > col ? c : col;
     }
-    const int nt = samc__fast_threads(ctx);
     float *colbuf = NULL;
-    const size_t counts[1] = {col * nt};
+    const size_t counts[1] = {col};
     samc_status st = samc__fast_ws_get(ctx, 1, counts, &colbuf);
     if (st)
         return st;

@@ -1,5 +1,5 @@
 /* hiera.c - PatchEmbed and MultiScaleBlock (backbones/utils.py,
- * backbones/hieradet.py), fast bodies. Same results as ref/hiera.c; the
+ * backbones/hieradet.py), fast bodies. Same results as ref/sam2/hiera.c; the
  * structure differs:
  *   - every linear (qkv, proj, attn.proj, mlp) is one sgemm over all tokens
  *     in raster order, split in row panels across threads; the residual adds

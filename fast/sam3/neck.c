@@ -56,8 +56,8 @@ samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level 
     size_t zs = s >= 2.0f ? samc__fast_conv_t2d_scratch(&lvl->dconv0, H0, W0, nt) : 1;
     if (s == 4.0f && samc__fast_conv_t2d_scratch(&lvl->dconv1, 2 * H0, 2 * W0, nt) > zs)
         zs = samc__fast_conv_t2d_scratch(&lvl->dconv1, 2 * H0, 2 * W0, nt);
-    const size_t c1s = samc__fast_conv2d_scratch(c1, H, W), c3s = samc__fast_conv2d_scratch(c3, H, W);
-    const size_t cs = (c1s > c3s ? c1s : c3s) * nt;
+    const size_t c1s = samc__fast_conv2d_scratch(c1, H, W, nt), c3s = samc__fast_conv2d_scratch(c3, H, W, nt);
+    const size_t cs = c1s > c3s ? c1s : c3s;
     const size_t counts[4] = {(size_t)up, (size_t)C * hw, (size_t)c1->cout * hw, zs > cs ? zs : cs};
     float *buf[4];
     samc_status st = samc__fast_ws_get(ctx, 4, counts, buf);

@@ -96,7 +96,7 @@ samc_status samc_fast_sam3_pixel_decoder(samc_ctx *ctx, const samc_sam3_seg_head
     const int nt = samc__fast_threads(ctx);
     const int64_t big = samc_numel(&feats[0]);
     const int H0 = (int)feats[0].shape[2], W0 = (int)feats[0].shape[3];
-    const size_t counts[2] = {(size_t)big, samc__fast_conv2d_scratch(&s->convs[0], H0, W0) * nt};
+    const size_t counts[2] = {(size_t)big, samc__fast_conv2d_scratch(&s->convs[0], H0, W0, nt)};
     float *buf[2];
     samc_status st = samc__fast_ws_get(ctx, 2, counts, buf);
     if (st)
@@ -148,7 +148,7 @@ samc_status samc_fast_sam3_seg_heads(samc_ctx *ctx, const samc_sam3_seg_head *s,
     if (!st)
         st = samc_fast_mlp(ctx, &s->mask_embed, queries, &emb);
     const int nt = samc__fast_threads(ctx);
-    const size_t counts[2] = {(size_t)B * D * hw, samc__fast_conv2d_scratch(&s->instance_seg_head, H, W) * nt};
+    const size_t counts[2] = {(size_t)B * D * hw, samc__fast_conv2d_scratch(&s->instance_seg_head, H, W, nt)};
     float *buf[2];
     if (!st)
         st = samc__fast_ws_get(ctx, 2, counts, buf);

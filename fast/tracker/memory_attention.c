@@ -1,6 +1,6 @@
 /* memory_attention.c - fast body of memory_attention.MemoryAttentionLayer
  * with sam.transformer.RoPEAttention (modeling/memory_attention.py,
- * modeling/sam/transformer.py). Same steps as ref/memory_attention.c:
+ * modeling/sam/transformer.py). Same steps as ref/tracker/memory_attention.c:
  * projections as threaded GEMMs over token rows, RoPE rotations threaded
  * over tokens with the per-model cached table (tiled over the memory
  * frames), attention by (head, row block) tasks (samc__fast_attention_mh: only a

@@ -1,10 +1,11 @@
 /* memory_encoder.c - fast bodies of memory_encoder.MaskDownSampler and
- * memory_encoder.CXBlock (modeling/memory_encoder.py), plus the row-wise
- * LayerNorm and MLP ops of the memory path. Same steps as
- * ref/memory_encoder.c: strided convs as im2col GEMMs (samc__fast_conv2d), the
- * depthwise 7x7 as a direct vectorised loop threaded over channels, the
- * pointwise linears as GEMMs over pixel rows. Temporaries come from the
- * model's workspace. */
+ * memory_encoder.CXBlock (modeling/memory_encoder.py), and the mask
+ * transform before them. Same steps as ref/tracker/memory_encoder.c:
+ * strided convs as im2col GEMMs (samc__fast_conv2d), the depthwise 7x7 as a
+ * direct vectorised loop threaded over channels, the pointwise linears as
+ * GEMMs over pixel rows. Temporaries come from the model's workspace. */
+#include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "core/base/error.h"
@@ -24,7 +25,7 @@ samc_status samc_fast_mask_downsampler(samc_ctx *ctx, const samc_mask_downsample
         const samc_conv2d *c = &ds->convs[l];
         if (c->cin != C || ds->norms[l].dim != c->cout)
             return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_downsampler: layer %d channels", l);
-        const size_t s = samc__fast_conv2d_scratch(c, H, W);
+        const size_t s = samc__fast_conv2d_scratch(c, H, W, nt);
         col = s > col ? s : col;
         H = samc_conv2d_out_dim(H, c->kh, c->stride, c->pad), W = samc_conv2d_out_dim(W, c->kw, c->stride, c->pad);
         C = c->cout;
@@ -33,7 +34,7 @@ samc_status samc_fast_mask_downsampler(samc_ctx *ctx, const samc_mask_downsample
     }
     if (ds->proj.cin != C || ds->proj.kh != 1 || ds->proj.kw != 1)
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_downsampler: projection");
-    const size_t sp = samc__fast_conv2d_scratch(&ds->proj, H, W);
+    const size_t sp = samc__fast_conv2d_scratch(&ds->proj, H, W, nt);
     col = sp > col ? sp : col;
     if (out->ndim != 4 || out->shape[0] != B || out->shape[1] != ds->proj.cout || out->shape[2] != H ||
         out->shape[3] != W)
@@ -109,7 +110,7 @@ samc_status samc_fast_cxblock(samc_ctx *ctx, const samc_cxblock *blk, const samc
                       dw->kh == dw->kw;
     if (!is_dw && (samc_conv2d_out_dim(H, dw->kh, dw->stride, dw->pad) != H || samc_conv2d_out_dim(W, dw->kw, dw->stride, dw->pad) != W))
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "cxblock: dwconv must keep the spatial size");
-    const size_t counts[4] = {(size_t)n, (size_t)n, (size_t)hw * hidden, is_dw ? 1 : samc__fast_conv2d_scratch(dw, H, W)};
+    const size_t counts[4] = {(size_t)n, (size_t)n, (size_t)hw * hidden, is_dw ? 1 : samc__fast_conv2d_scratch(dw, H, W, nt)};
     float *p[4];
     samc_status st = samc__fast_ws_get(ctx, 4, counts, p);
     if (st)
@@ -151,4 +152,38 @@ samc_status samc_fast_cxblock(samc_ctx *ctx, const samc_cxblock *blk, const samc
         }
     }
     return SAMC_OK;
+}
+
+/* The float operations of ref's body, element for element (scalar expf:
+ * the memory is bf16-rounded next, where one ulp decides a flip). */
+samc_status samc_fast_mask_for_memory(samc_ctx *ctx, const samc_tensor *x, bool binarize, float scale, float bias,
+                                      samc_tensor *out)
+{
+    const int64_t n = samc_numel(x);
+    if (samc_numel(out) != n)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_for_memory: output size differs from the input");
+    const float *in = x->data;
+    float *o = out->data;
+#pragma omp parallel for num_threads(samc__fast_threads_for(ctx, n)) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        const float v = binarize ? (in[i] > 0 ? 1.0f : 0.0f) : 1.0f / (1.0f + expf(-in[i]));
+        o[i] = v * scale + bias;
+    }
+    return SAMC_OK;
+}
+
+/* fast/resize.c's threaded antialiased resize: core/nn/resize_bilinear.c's
+ * float steps, bit for bit. */
+samc_status samc_fast_mask_interpolate(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out)
+{
+    if (x->ndim != 4 || out->ndim != 4 || out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1])
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_interpolate: (B,C,h,w) -> (B,C,H,W) expected");
+    const int64_t planes = x->shape[0] * x->shape[1];
+    const int h = (int)x->shape[2], w = (int)x->shape[3], H = (int)out->shape[2], W = (int)out->shape[3];
+    const size_t counts[1] = {samc__fast_resize_aa_scratch(planes, h, w, H, W) + 1};
+    float *scratch;
+    samc_status st = samc__fast_ws_get(ctx, 1, counts, &scratch);
+    if (!st)
+        st = samc__fast_resize_aa(samc__fast_threads(ctx), x->data, planes, h, w, H, W, out->data, scratch);
+    return st ? samc_fail(ctx->err, st, "mask_interpolate: resize failed") : SAMC_OK;
 }

@@ -1,7 +1,7 @@
 /* prompt_encoder.c - PromptEncoder.forward and get_dense_pe, fast bodies.
  *
  * The Fourier features keep ref's float32 angle (PyTorch's order, see
- * ref/prompt_encoder.c: one ulp of a ~100 rad angle is visible), evaluated
+ * ref/tracker/prompt_encoder.c: one ulp of a ~100 rad angle is visible), evaluated
  * with threads over grid rows. get_dense_pe depends only on the weights, so
  * it is computed once per model and served from a cache afterwards. The
  * mask downscaling convs are sgemm (samc__fast_conv2d), LayerNorm2d and GELU are
@@ -36,11 +36,12 @@ static samc_status embed_masks(samc_ctx *ctx, int nt, const samc_prompt_encoder 
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "prompt encoder: mask input must be %dx%d", 4 * pe->emb_h,
                          4 * pe->emb_w);
     const int c1 = pe->md_conv0.cout, c2 = pe->md_conv3.cout;
-    size_t col = samc__fast_conv2d_scratch(&pe->md_conv0, H, W);
-    const size_t col3 = samc__fast_conv2d_scratch(&pe->md_conv3, H1, W1), col6 = samc__fast_conv2d_scratch(&pe->md_conv6, H2, W2);
+    size_t col = samc__fast_conv2d_scratch(&pe->md_conv0, H, W, nt);
+    const size_t col3 = samc__fast_conv2d_scratch(&pe->md_conv3, H1, W1, nt);
+    const size_t col6 = samc__fast_conv2d_scratch(&pe->md_conv6, H2, W2, nt);
     col = col3 > col ? col3 : col;
     col = col6 > col ? col6 : col;
-    const size_t counts[3] = {(size_t)c1 * H1 * W1, (size_t)c2 * H2 * W2, col * nt};
+    const size_t counts[3] = {(size_t)c1 * H1 * W1, (size_t)c2 * H2 * W2, col};
     float *buf[3];
     samc_status st = samc__fast_ws_get(ctx, 3, counts, buf);
     if (st)

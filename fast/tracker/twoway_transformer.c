@@ -1,8 +1,8 @@
-/* twoway.c - TwoWayAttentionBlock.forward and the TwoWayTransformer tail
+/* twoway_transformer.c - TwoWayAttentionBlock.forward and the TwoWayTransformer tail
  * (sam/transformer.py), fast bodies: projections as threaded sgemm over
  * token rows, multi-head attention by (head, row block) tasks
  * (attention.c), vectorised adds and LayerNorms. Same steps as
- * ref/twoway_transformer.c. */
+ * ref/tracker/twoway_transformer.c. */
 #include <math.h>
 #include <string.h>
 

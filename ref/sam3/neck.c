@@ -4,7 +4,7 @@
  *   scale 1:   identity
  *   scale 0.5: MaxPool2d(2, 2)
  * then conv_1x1 and conv_3x3 (pad 1), all with bias, NCHW. The sine position
- * encoding of each level is core/position_encoding.c (the same
+ * encoding of each level is core/nn/position_encoding.c (the same
  * PositionEmbeddingSine numerics as SAM 2's). */
 #include <math.h>
 #include <stdlib.h>

@@ -94,7 +94,7 @@ samc_status samc_ref_sam3_post_masks(samc_ctx *ctx, const samc_tensor *masks, in
         return samc_fail(ERR(ctx), SAMC_ERR_SHAPE, "post masks: output is not (M,1,%d,%d)", H, W);
     if (masks->shape[0] == 0)
         return SAMC_OK;
-    /* one channel: torch 1.13 takes its channels-last kernel (core/resize_bilinear.c) */
+    /* one channel: torch 1.13 takes its channels-last kernel (core/nn/resize_bilinear.c) */
     samc_status st = samc_resize_bilinear(masks->data, masks->shape[0], 1, (int)masks->shape[2],
                                           (int)masks->shape[3], H, W, out->data);
     if (st)

@@ -1,10 +1,13 @@
 /* memory_encoder.c - ref bodies of memory_encoder.MaskDownSampler and
- * memory_encoder.CXBlock (modeling/memory_encoder.py). */
+ * memory_encoder.CXBlock (modeling/memory_encoder.py), and the mask
+ * transform before them (MemoryEncoder.forward's sigmoid, SAM2Base.
+ * _encode_new_memory's binarisation and scale/bias). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
-#include "ref/ref_ops.h"
+#include "core/nn/resize_bilinear.h"
 #include "ref/prims.h"
 #include "ref/ref_ops.h"
 
@@ -72,4 +75,26 @@ samc_status samc_ref_cxblock(samc_ctx *ctx, const samc_cxblock *blk, const samc_
         }
     free(y), free(tok), free(h), free(o);
     return SAMC_OK;
+}
+
+samc_status samc_ref_mask_for_memory(samc_ctx *ctx, const samc_tensor *x, bool binarize, float scale, float bias,
+                                     samc_tensor *out)
+{
+    const int64_t n = samc_numel(x);
+    if (samc_numel(out) != n)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_for_memory: output size differs from the input");
+    for (int64_t i = 0; i < n; i++) {
+        const float v = binarize ? (x->data[i] > 0 ? 1.0f : 0.0f) : 1.0f / (1.0f + expf(-x->data[i]));
+        out->data[i] = v * scale + bias;
+    }
+    return SAMC_OK;
+}
+
+samc_status samc_ref_mask_interpolate(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out)
+{
+    if (x->ndim != 4 || out->ndim != 4 || out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1])
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "mask_interpolate: (B,C,h,w) -> (B,C,H,W) expected");
+    samc_status st = samc_resize_bilinear_aa(x->data, x->shape[0] * x->shape[1], (int)x->shape[2], (int)x->shape[3],
+                                             (int)out->shape[2], (int)out->shape[3], out->data);
+    return st ? samc_fail(ctx->err, st, "mask_interpolate: resize failed") : SAMC_OK;
 }

@@ -2,7 +2,7 @@
  * (sam2/utils/transforms.py): F.interpolate(masks, orig_hw, mode="bilinear",
  * align_corners=False), a single step from the low-res logits to the original
  * size, without antialias even when that is smaller. Hole and sprinkle
- * filling, which come before it, are core/connected_components.c. */
+ * filling, which come before it, are core/nn/connected_components.c. */
 #include "core/base/error.h"
 #include "core/nn/resize_bilinear.h"
 #include "ref/ref_ops.h"

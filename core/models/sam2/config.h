@@ -61,30 +61,8 @@ typedef struct samc_sam2_config {
     samc_tracker_video_config video;
 
     /* SAM2Base */
-    int image_size, backbone_stride, num_maskmem;
-    double sigmoid_scale_for_mem_enc, sigmoid_bias_for_mem_enc;
-    bool binarize_mask_from_pts_for_mem_enc, use_mask_input_as_output_without_sam;
-    int max_cond_frames_in_attn;
-    bool directly_add_no_mem_embed, use_high_res_features_in_sam;
-    bool multimask_output_in_sam;
-    int multimask_min_pt_num, multimask_max_pt_num;
-    bool multimask_output_for_tracking, use_multimask_token_for_obj_ptr;
-    bool iou_prediction_use_sigmoid;
-    int memory_temporal_stride_for_eval;
-    bool non_overlap_masks_for_mem_enc, use_obj_ptrs_in_encoder;
-    int max_obj_ptrs_in_encoder;
-    bool add_tpos_enc_to_obj_ptrs, proj_tpos_enc_in_obj_ptrs, use_signed_tpos_enc_to_obj_ptrs;
-    bool only_obj_ptrs_in_the_past_for_eval;
-    bool pred_obj_scores, pred_obj_scores_mlp, fixed_no_obj_ptr, soft_no_obj_ptr;
-    bool use_mlp_for_obj_ptr_proj, no_obj_embed_spatial;
-
-    /* sam_mask_decoder_extra_args (added by build_sam2*) */
-    bool dynamic_multimask_via_stability;
-    double dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
-
-    /* Fixed by SAM2Base._build_sam_heads (not configurable in the YAML). */
-    int mask_in_chans, num_multimask_outputs, twoway_depth, twoway_mlp_dim, twoway_heads;
-    int iou_head_depth, iou_head_hidden_dim;
+    int image_size, backbone_stride;
+    SAMC_SAM2BASE_OPTIONS(SAMC_SAM2BASE_FIELD)
 } samc_sam2_config;
 
 /* Names of the built-in presets, NULL-terminated. */

@@ -10,11 +10,13 @@
 #include "core/base/error.h"
 #include "core/models/sam2/hiera_pos_embed.h"
 #include "core/models/sam2/sam2_model.h"
-#include "core/nn/layout.h"
+#include "core/nn/nn_ops.h"
+#include "core/nn/nn_rows.h"
 
-enum { PATCH_EMBED, BLOCK, TRUNK, NECK, IMAGE_ENCODER, N_ROWS };
+enum { PATCH_EMBED, POS_EMBED, BLOCK, PERMUTE, TRUNK, NECK, IMAGE_ENCODER, N_ROWS };
 
 static int count_blocks(const void *self) { return ((const samc_sam2_image_encoder *)self)->depth; }
+static int count_stages(const void *self) { return ((const samc_sam2_image_encoder *)self)->n_stages; }
 static int block_class(const void *self, int index);
 
 static samc_isolated_body iso_patch_embed, iso_block, iso_neck, iso_encoder;
@@ -27,9 +29,16 @@ static const samc_layer_def rows[N_ROWS] = {
     [PATCH_EMBED] = {.pattern = "trunk.patch_embed", .table = SAMC_OPS_SAM2,
                      .body = SAMC_BODY(samc_sam2_ops, patch_embed), .parity = true, .isolated = iso_patch_embed,
                      .example = ex_patch_embed},
+    /* x + self._get_pos_embed(...) (the embedding is computed at load) */
+    [POS_EMBED] = {.pattern = "trunk.@pos_embed", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, add),
+                   .isolated = samc_nn_run_add, .example = samc_nn_example_add},
     [BLOCK] = {.pattern = "trunk.blocks.#", .table = SAMC_OPS_SAM2, .body = SAMC_BODY(samc_sam2_ops, hiera_block),
                .parity = true, .count = count_blocks, .isolated = iso_block, .example = ex_block,
                .op_class = block_class},
+    /* each stage's output x.permute(0, 3, 1, 2) */
+    [PERMUTE] = {.pattern = "trunk.@permute.#", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, tokens_to_planes),
+                 .count = count_stages, .isolated = samc_nn_run_tokens_to_planes,
+                 .example = samc_nn_example_tokens_to_planes},
     /* composites: the trunk (its stage outputs) and the whole encoder (after scalp) */
     [TRUNK] = {.pattern = "trunk", .parity = true, .isolated = iso_encoder},
     [NECK] = {.pattern = "neck", .table = SAMC_OPS_SAM2, .body = SAMC_BODY(samc_sam2_ops, fpn_neck), .parity = true,
@@ -127,13 +136,16 @@ static const samc_sam2_ops *ops(const samc_layer *L) { return L->ops; }
  * memset of ~380 MB per image at t. The layout passes between the bodies
  * run on the exec's threads (core/nn/layout.c). */
 
-/* (B,H,W,C) BHWC -> (B,C,H,W) NCHW, as Hiera.forward's permute(0,3,1,2). */
-static samc_status bhwc_to_nchw(const samc_exec *x, const samc_tensor *in, samc_tensor *y, samc_error *err)
+/* Stage `stage`'s output (B,H,W,C) -> (B,C,H,W), as Hiera.forward's permute(0,3,1,2). */
+static samc_status permute(samc_exec *x, const samc_sam2_image_encoder *m, int stage, const samc_tensor *in,
+                           samc_tensor *y, samc_error *err)
 {
     const int64_t B = in->shape[0], H = in->shape[1], W = in->shape[2], C = in->shape[3];
+    const samc_layer *L = samc_part_layer(x, m, &rows[PERMUTE], stage);
     samc_status st = samc_tensor_alloc_uninit(y, 4, (const int64_t[]){B, C, H, W}, err);
     if (!st)
-        samc_layout_tokens_to_planes(samc_exec_wire_threads(x, B * H * W * C), in->data, B, H * W, C, y->data);
+        st = samc_layer_done(x, L, NULL, ((const samc_nn_ops *)L->ops)->tokens_to_planes(samc_layer_ctx(x, L), in, y),
+                             err, 0, NULL, NULL);
     return st;
 }
 
@@ -151,8 +163,12 @@ static samc_status trunk(samc_exec *x, const samc_sam2_image_encoder *m, const s
     if (!st)
         st = samc_layer_done(x, L, sc, ops(L)->patch_embed(samc_layer_ctx(x, L), &m->patch_embed, img, &cur), err, 1,
                              slot0, outs);
-    if (!st)
-        samc_layout_add(samc_exec_wire_threads(x, (int64_t)G * G * C), cur.data, m->pos_embed, (int64_t)G * G * C);
+    if (!st) {
+        const samc_layer *P = samc_part_layer(x, m, &rows[POS_EMBED], 0);
+        const samc_tensor pe = samc_tensor_view(m->pos_embed, 4, cur.shape);
+        st = samc_layer_done(x, P, NULL, ((const samc_nn_ops *)P->ops)->add(samc_layer_ctx(x, P), &cur, &pe, 1.0f, &cur),
+                             err, 0, NULL, NULL);
+    }
     for (int i = 0, stage = 0; !st && i < m->depth; i++) {
         const samc_hiera_block *blk = &m->blocks[i];
         const int64_t s = blk->q_stride ? blk->q_stride : 1;
@@ -167,8 +183,10 @@ static samc_status trunk(samc_exec *x, const samc_sam2_image_encoder *m, const s
         samc_tensor_release(&cur);
         cur = nxt;
         memset(&nxt, 0, sizeof nxt);
-        if (stage < m->n_stages && i == m->stage_ends[stage])
-            st = bhwc_to_nchw(x, &cur, &stage_out[stage++], err);
+        if (stage < m->n_stages && i == m->stage_ends[stage]) {
+            st = permute(x, m, stage, &cur, &stage_out[stage], err);
+            stage++;
+        }
     }
     if (!st) {
         static const char *const slots[] = {"0", "1", "2", "3"};

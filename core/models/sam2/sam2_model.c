@@ -38,22 +38,8 @@ void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *t)
         .mem_attn = c->mem_attn,
         .mem_enc = c->mem_enc,
         .video = c->video,
-#define SAMC_COPY(f) .f = c->f,
-        SAMC_COPY(num_maskmem) SAMC_COPY(sigmoid_scale_for_mem_enc) SAMC_COPY(sigmoid_bias_for_mem_enc)
-        SAMC_COPY(binarize_mask_from_pts_for_mem_enc) SAMC_COPY(use_mask_input_as_output_without_sam)
-        SAMC_COPY(max_cond_frames_in_attn) SAMC_COPY(directly_add_no_mem_embed)
-        SAMC_COPY(use_high_res_features_in_sam) SAMC_COPY(multimask_output_in_sam) SAMC_COPY(multimask_min_pt_num)
-        SAMC_COPY(multimask_max_pt_num) SAMC_COPY(multimask_output_for_tracking)
-        SAMC_COPY(use_multimask_token_for_obj_ptr) SAMC_COPY(iou_prediction_use_sigmoid)
-        SAMC_COPY(memory_temporal_stride_for_eval) SAMC_COPY(non_overlap_masks_for_mem_enc)
-        SAMC_COPY(use_obj_ptrs_in_encoder) SAMC_COPY(max_obj_ptrs_in_encoder) SAMC_COPY(add_tpos_enc_to_obj_ptrs)
-        SAMC_COPY(proj_tpos_enc_in_obj_ptrs) SAMC_COPY(use_signed_tpos_enc_to_obj_ptrs)
-        SAMC_COPY(only_obj_ptrs_in_the_past_for_eval) SAMC_COPY(pred_obj_scores) SAMC_COPY(pred_obj_scores_mlp)
-        SAMC_COPY(fixed_no_obj_ptr) SAMC_COPY(soft_no_obj_ptr) SAMC_COPY(use_mlp_for_obj_ptr_proj)
-        SAMC_COPY(no_obj_embed_spatial) SAMC_COPY(dynamic_multimask_via_stability)
-        SAMC_COPY(dynamic_multimask_stability_delta) SAMC_COPY(dynamic_multimask_stability_thresh)
-        SAMC_COPY(mask_in_chans) SAMC_COPY(num_multimask_outputs) SAMC_COPY(twoway_depth) SAMC_COPY(twoway_mlp_dim)
-        SAMC_COPY(twoway_heads) SAMC_COPY(iou_head_depth) SAMC_COPY(iou_head_hidden_dim)
+#define SAMC_COPY(type, f) .f = c->f,
+        SAMC_SAM2BASE_OPTIONS(SAMC_COPY)
 #undef SAMC_COPY
     };
 }
@@ -125,8 +111,8 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
     return SAMC_OK;
 }
 
-samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
-                                 samc_sam2_model **out, samc_error *err)
+static samc_status load(const char *checkpoint, const char *config, bool allow_nonfinite, bool check_family,
+                        samc_sam2_model **out, samc_error *err)
 {
     *out = NULL;
     if (!checkpoint)
@@ -140,9 +126,9 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, boo
         st = config ? samc_sam2_config_resolve(config, &cfg, err) : samc_sam2_config_from_h5(checkpoint, &cfg, err);
     samc_weights *w = NULL;
     if (!st)
-        st = samc_weights_open(checkpoint, &w, err);
+        st = samc_sam2_open_weights(checkpoint, &w, err); /* the hub's transformers format too */
     samc_family fam;
-    if (!st && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
+    if (!st && check_family && samc_weights_family(w, &fam) && fam == SAMC_FAMILY_SAM3) {
         samc_weights_free(w);
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: this is a SAM 3 checkpoint (detector.backbone.* keys), not "
                          "SAM 2: load it as a SAM 3 model (samc_model_load detects the family)", checkpoint);
@@ -158,6 +144,18 @@ samc_status samc_sam2_model_load(const char *checkpoint, const char *config, boo
     if (!st)
         st = samc_sam2_model_init(out, w, cfg_src ? &cfg : NULL, err);
     return st;
+}
+
+samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                 samc_sam2_model **out, samc_error *err)
+{
+    return load(checkpoint, config, allow_nonfinite, true, out, err);
+}
+
+samc_status samc_sam2_model_load_known(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                       samc_sam2_model **out, samc_error *err)
+{
+    return load(checkpoint, config, allow_nonfinite, false, out, err);
 }
 
 void samc_sam2_model_free(samc_sam2_model *m)

@@ -67,6 +67,10 @@ samc_status samc_sam2_model_init(samc_sam2_model **out, samc_weights *w, const s
  * weights holding NaN/Inf, naming the key. */
 samc_status samc_sam2_model_load(const char *checkpoint, const char *config, bool allow_nonfinite,
                                  samc_sam2_model **out, samc_error *err);
+/* The same for a file already told to be SAM 2 (samc_model_load): its keys
+ * are not examined for SAM 3's again. */
+samc_status samc_sam2_model_load_known(const char *checkpoint, const char *config, bool allow_nonfinite,
+                                       samc_sam2_model **out, samc_error *err);
 void samc_sam2_model_free(samc_sam2_model *m);
 
 /* A use of the model (default implementation: the registry's default). */
@@ -105,5 +109,17 @@ samc_feature_source samc_sam2_feature_source(const samc_sam2_model *m);
 samc_status samc_sam2_image_encoder_forward(samc_exec *x, const samc_sam2_image_encoder *e, const samc_scope *sc,
                                             const samc_tensor *img, samc_tensor *levels, samc_tensor *pos,
                                             int *n_levels, samc_error *err);
+
+/* The transformers converters' name of an official SAM 2 key (sam2_hf.c). */
+void samc_sam2_hf_key(const char *official, char *out, size_t n);
+/* Whether `w` holds a SAM 2 checkpoint in the transformers naming. */
+bool samc_sam2_is_hf(const samc_weights *w);
+/* Make such a store answer to the official names: the point embeddings
+ * split, the converter's copy of the positional matrix checked and dropped,
+ * the key map set as its naming. */
+samc_status samc_sam2_hf_adapt(samc_weights *w, samc_error *err);
+/* samc_weights_open, then a transformers-format file adapted (the loaders
+ * and `samc info` open SAM 2 checkpoints with this). */
+samc_status samc_sam2_open_weights(const char *path, samc_weights **out, samc_error *err);
 
 #endif

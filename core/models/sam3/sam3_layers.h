@@ -1,11 +1,11 @@
 /* sam3_layers.h - weight records and the ops table of the SAM 3 image layers.
  *
- * Same contract as core/layers.h (SAM 2): one signature per layer kind, two
+ * Same contract as core/models/sam2/sam2_layers.h (SAM 2): one signature per layer kind, two
  * bodies (ref/sam3/, fast/), reached through a samc_sam3_ops table. The
  * official code is facebookresearch/sam3 (the sam3/model/ Python files); every record names
  * the class it mirrors.
  *
- * Conventions (in addition to core/layers.h)
+ * Conventions (in addition to core/models/sam2/sam2_layers.h)
  *  - Tensors are contiguous float32 in the layout PyTorch has at that point:
  *    the ViT works in BHWC, the neck and heads in NCHW, the DETR parts
  *    sequence-first (L, B, C) except the fusion encoder's layers, which are
@@ -14,7 +14,7 @@
  *    0/1 (1 = True = padding), the dump's int32 read as float.
  *  - nn.MultiheadAttention's packed in_proj_weight (3d, d) is bound as three
  *    samc_linear views (rows [0,d), [d,2d), [2d,3d)) of a samc_attention
- *    (core/layers.h), internal_dim = d, heads split head-major.
+ *    (core/models/sam2/sam2_layers.h), internal_dim = d, heads split head-major.
  *  - LayerNorm eps is 1e-5 everywhere in the SAM 3 detector (nn.LayerNorm
  *    default, and the ViT's partial(nn.LayerNorm, eps=1e-5)).
  */

@@ -1,4 +1,4 @@
-/* sam2_predict.c - SAM2ImagePredictor.predict on computed features. */
+/* image_predict.c - SAM2ImagePredictor.predict on computed features. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

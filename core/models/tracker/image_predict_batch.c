@@ -1,4 +1,4 @@
-/* sam2_predict_batch.c - SAM2ImagePredictor._predict on a batch of prompts
+/* image_predict_batch.c - SAM2ImagePredictor._predict on a batch of prompts
  * (sam2_image_predictor.py): box corners prepended to the points (labels 2,
  * 3), one prompt-encoder pass for the (B, N, 2) tensors, one mask-decoder
  * pass with repeat_image when B > 1 (the image embedding and high-res

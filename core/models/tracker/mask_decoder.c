@@ -9,12 +9,13 @@
 #include "core/base/error.h"
 #include "core/models/tracker/mask_select.h"
 #include "core/models/tracker/sam_heads.h"
-#include "core/nn/layout.h"
 #include "core/nn/nn_ops.h"
+#include "core/nn/nn_rows.h"
 
-enum { TWOWAY_LAYER, TRANSFORMER, DECODER, CONV_S0, CONV_S1, N_ROWS };
+enum { IMAGE_TOKENS, TWOWAY_LAYER, TRANSFORMER, DECODER, CONV_S0, CONV_S1, N_ROWS };
 
 static int count_layers(const void *self) { return ((const samc_mask_decoder *)self)->transformer.depth; }
+static int has_high_res(const void *self) { return ((const samc_mask_decoder *)self)->use_high_res_features; }
 static int twoway_class(const void *self, int index)
 {
     return ((const samc_mask_decoder *)self)->transformer.layers[index].skip_first_layer_pe;
@@ -29,6 +30,10 @@ static samc_status ex_conv_s1(const void *, int, uint64_t, bool, samc_layer_inpu
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err);
 
 static const samc_layer_def rows[N_ROWS] = {
+    /* predict_masks' src = image_embeddings + dense_prompt_embeddings and the
+     * image PE, flattened to token rows for the transformer */
+    [IMAGE_TOKENS] = {.pattern = "@image_tokens", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, planes_to_tokens),
+                      .isolated = samc_nn_run_planes_to_tokens, .example = samc_nn_example_planes_to_tokens},
     [TWOWAY_LAYER] = {.pattern = "transformer.layers.#", .table = SAMC_OPS_TRACKER,
                       .body = SAMC_BODY(samc_tracker_ops, twoway_block), .parity = true, .count = count_layers,
                       .isolated = iso_twoway_layer, .example = ex_twoway_layer, .op_class = twoway_class},
@@ -38,9 +43,9 @@ static const samc_layer_def rows[N_ROWS] = {
     [DECODER] = {.pattern = "", .table = SAMC_OPS_TRACKER, .body = SAMC_BODY(samc_tracker_ops, mask_decoder_heads),
                  .parity = true, .isolated = iso_mask_decoder, .example = ex_mask_decoder},
     [CONV_S0] = {.pattern = "conv_s0", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .isolated = iso_conv_s, .example = ex_conv_s0},
+                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s0},
     [CONV_S1] = {.pattern = "conv_s1", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .isolated = iso_conv_s, .example = ex_conv_s1},
+                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s1},
 };
 const samc_part_def samc_mask_decoder_part = {"MaskDecoder", rows, N_ROWS, describe};
 
@@ -121,16 +126,16 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
  * fused into the read (the same float sums, no (B,C,H,W) temporary); a
  * source of batch 1 serves every b (repeat / expand semantics). Written in
  * full into wire slot `slot`. */
-static samc_status image_tokens(samc_exec *x, int slot, const samc_tensor *img, const samc_tensor *dense,
-                                int64_t b_out, samc_tensor *y, samc_error *err)
+static samc_status image_tokens(samc_exec *x, const samc_mask_decoder *d, int slot, const samc_tensor *img,
+                                const samc_tensor *dense, int64_t b_out, samc_tensor *y, samc_error *err)
 {
-    const int64_t B = img->shape[0], C = img->shape[1], HW = img->shape[2] * img->shape[3];
+    const int64_t C = img->shape[1], HW = img->shape[2] * img->shape[3];
+    const samc_layer *L = samc_part_layer(x, d, &rows[IMAGE_TOKENS], 0);
     samc_status st = samc_exec_wire(x, slot, 3, (const int64_t[]){b_out, HW, C}, y, err);
-    if (st)
-        return st;
-    samc_layout_planes_to_tokens(samc_exec_wire_threads(x, b_out * HW * C), img->data, B,
-                                 dense ? dense->data : NULL, b_out, HW, C, y->data);
-    return SAMC_OK;
+    return st ? st
+              : samc_layer_done(x, L, NULL,
+                                ((const samc_nn_ops *)L->ops)->planes_to_tokens(samc_layer_ctx(x, L), img, dense, y),
+                                err, 0, NULL, NULL);
 }
 
 /* TwoWayTransformer.forward on src = image_embedding (+ dense when given,
@@ -155,9 +160,9 @@ static samc_status twoway_transformer(samc_exec *x, const samc_mask_decoder *d, 
                          (long long)img->shape[0], (long long)image_pe->shape[0], (long long)B);
     samc_tensor k = {0}, kpe = {0}, q = {0}, q2 = {0}, k2 = {0};
     int kslot = SAMC_WIRE_KEYS_A;
-    samc_status st = image_tokens(x, kslot, image_embedding, dense, B, &k, err);
+    samc_status st = image_tokens(x, d, kslot, image_embedding, dense, B, &k, err);
     if (!st)
-        st = image_tokens(x, SAMC_WIRE_KEY_PE, image_pe, NULL, image_pe->shape[0], &kpe, err);
+        st = image_tokens(x, d, SAMC_WIRE_KEY_PE, image_pe, NULL, image_pe->shape[0], &kpe, err);
     if (!st)
         st = samc_tensor_copy(&q, tokens, err);
     for (int l = 0; !st && l < tr->depth; l++) {

@@ -13,8 +13,9 @@ samc_status samc_memory_encoder_forward(samc_exec *x, const samc_memory_encoder 
                                         const samc_tensor *pix_feat, const samc_tensor *masks,
                                         bool skip_mask_sigmoid, samc_tensor *features, samc_tensor *pos,
                                         samc_error *err);
-/* The memory encoder's position encoding (1,out_dim,e,e), identical for every frame. */
-samc_status samc_memory_encoder_pos(const samc_memory_encoder *e, samc_tensor *pos, samc_error *err);
+/* The memory encoder's position encoding (1,out_dim,e,e), identical for
+ * every frame (its position_encoding row). */
+samc_status samc_memory_encoder_pos(samc_exec *x, const samc_memory_encoder *e, samc_tensor *pos, samc_error *err);
 
 /* The encoder's name as mounted ("memory_encoder"): decisions name it. */
 const char *samc_memory_encoder_name(const samc_exec *x, const samc_memory_encoder *e);
@@ -36,6 +37,13 @@ samc_status samc_tracker_obj_ptr_proj(samc_exec *x, const samc_tracker_model *tr
 /* obj_ptr_tpos_proj on the temporal sine encodings: (n,D) -> (n,mem_dim). */
 samc_status samc_tracker_obj_ptr_tpos_proj(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *pe,
                                            samc_tensor *out, samc_error *err);
+/* _encode_new_memory's mask (in place): sigmoid, or (> 0) when binarize,
+ * then the config's scale and bias. */
+samc_status samc_tracker_mask_for_memory(samc_exec *x, const samc_tracker_model *tr, samc_tensor *mask, bool binarize,
+                                         samc_error *err);
+/* maskmem += absent * no_obj_embed_spatial (absent: 0 or 1), in place. */
+samc_status samc_tracker_no_obj_embed(samc_exec *x, const samc_tracker_model *tr, samc_tensor *maskmem, float absent,
+                                      samc_error *err);
 /* mask_downsample: (1,1,S,S) -> (1,1,S/4,S/4). */
 samc_status samc_tracker_mask_downsample(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *mask,
                                          samc_tensor *out, samc_error *err);

@@ -7,23 +7,35 @@
 #include "core/base/error.h"
 #include "core/models/tracker/memory.h"
 #include "core/nn/nn_ops.h"
+#include "core/nn/nn_rows.h"
 
-enum { LAYER, ATTENTION, N_ROWS };
+enum { BATCH_FIRST, POS_AT_INPUT, LAYER, NORM, SEQ_FIRST, ATTENTION, N_ROWS };
 
 static int count_layers(const void *self) { return ((const samc_memory_attention *)self)->n_layers; }
 
-static samc_isolated_body iso_layer, iso_attention;
+static samc_isolated_body iso_layer, iso_norm, iso_attention;
 static samc_status ex_layer(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
+static samc_status ex_norm(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_attention(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err);
 
+/* MemoryAttention.forward, step by step: every step a body. */
 static const samc_layer_def rows[N_ROWS] = {
+    /* every input to batch-first, then curr + 0.1 * curr_pos */
+    [BATCH_FIRST] = {.pattern = "@batch_first", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, transpose01),
+                     .isolated = samc_nn_run_transpose01, .example = samc_nn_example_transpose01},
+    [POS_AT_INPUT] = {.pattern = "@pos_enc_at_input", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, add),
+                      .isolated = samc_nn_run_add, .example = samc_nn_example_add},
     [LAYER] = {.pattern = "layers.#", .table = SAMC_OPS_TRACKER,
                .body = SAMC_BODY(samc_tracker_ops, memory_attention_layer), .parity = true,
                .count = count_layers, .isolated = iso_layer, .example = ex_layer},
-    /* the part itself; its own body is the final LayerNorm */
-    [ATTENTION] = {.pattern = "", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, layer_norm), .parity = true,
-                   .isolated = iso_attention, .example = ex_attention},
+    [NORM] = {.pattern = "norm", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, layer_norm),
+              .isolated = iso_norm, .example = ex_norm},
+    [SEQ_FIRST] = {.pattern = "@seq_first", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, transpose01),
+                   .isolated = samc_nn_run_transpose01, .example = samc_nn_example_transpose01},
+    /* the part itself, a composite of the rows above (or one whole-part body) */
+    [ATTENTION] = {.pattern = "", .table = SAMC_OPS_TRACKER, .whole = SAMC_BODY(samc_tracker_ops, memory_attention),
+                   .parity = true, .isolated = iso_attention, .example = ex_attention},
 };
 const samc_part_def samc_memory_attention_part = {"MemoryAttention", rows, N_ROWS, describe};
 
@@ -66,15 +78,13 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 /* ---- forward ------------------------------------------------------------------- */
 
-/* (L,B,C) <-> (B,L,C) */
-static samc_status transpose01(const samc_tensor *t, samc_tensor *y, samc_error *err)
+/* (L,B,C) <-> (B,L,C) through the row's transpose body. */
+static samc_status transpose01(samc_exec *x, const samc_layer *L, const samc_tensor *t, samc_tensor *y,
+                               samc_error *err)
 {
-    const int64_t L = t->shape[0], B = t->shape[1], C = t->shape[2];
-    samc_status st = samc_tensor_allocv(y, err, 3, B, L, C);
-    for (int64_t l = 0; !st && l < L; l++)
-        for (int64_t b = 0; b < B; b++)
-            memcpy(y->data + (b * L + l) * C, t->data + (l * B + b) * C, (size_t)C * sizeof(float));
-    return st;
+    const samc_nn_ops *nn = L->ops;
+    samc_status st = samc_tensor_allocv(y, err, 3, t->shape[1], t->shape[0], t->shape[2]);
+    return st ? st : samc_layer_done(x, L, NULL, nn->transpose01(samc_layer_ctx(x, L), t, y), err, 0, NULL, NULL);
 }
 
 static samc_status attention_layers(samc_exec *x, const samc_memory_attention *ma, const samc_scope *sc,
@@ -103,35 +113,57 @@ static samc_status attention_layers(samc_exec *x, const samc_memory_attention *m
     return SAMC_OK;
 }
 
+/* The part in one call of its implementation's whole-part body. */
+static samc_status whole(samc_exec *x, const samc_layer *A, const samc_scope *sc, const samc_tensor *curr,
+                         const samc_tensor *memory, const samc_tensor *curr_pos, const samc_tensor *memory_pos,
+                         int num_obj_ptr_tokens, samc_tensor *out, samc_error *err)
+{
+    const samc_tracker_ops *ops = A->whole_ops;
+    samc_status st = samc_tensor_alloc(out, curr->ndim, curr->shape, err);
+    const samc_tensor *outs[] = {out};
+    if (!st)
+        st = samc_layer_done(x, A, sc,
+                             ops->memory_attention(samc_part_ctx(x, A, sc), A->self, curr, memory, curr_pos,
+                                                   memory_pos, num_obj_ptr_tokens, out),
+                             err, 1, slot0, outs);
+    if (st)
+        samc_tensor_release(out);
+    return st;
+}
+
 samc_status samc_memory_attention_forward(samc_exec *x, const samc_memory_attention *ma, const samc_scope *sc,
                                           const samc_tensor *curr, const samc_tensor *memory,
                                           const samc_tensor *curr_pos, const samc_tensor *memory_pos,
                                           int num_obj_ptr_tokens, samc_tensor *out, samc_error *err)
 {
-    const samc_layer *L = samc_part_layer(x, ma, &rows[ATTENTION], 0);
-    const samc_nn_ops *nn = L->ops;
+    const samc_layer *in = samc_part_layer(x, ma, &rows[BATCH_FIRST], 0), *nl = samc_part_layer(x, ma, &rows[NORM], 0);
+    const samc_layer *pl = samc_part_layer(x, ma, &rows[POS_AT_INPUT], 0);
+    const samc_nn_ops *nn_pos = pl->ops, *nn_norm = nl->ops;
     samc_tensor t = {0}, qp = {0}, mem = {0}, mp = {0}, n = {0};
     memset(out, 0, sizeof *out);
-    samc_status st = transpose01(curr, &t, err);
+    const samc_layer *A = samc_part_layer(x, ma, &rows[ATTENTION], 0);
+    if (A->whole_ops)
+        return whole(x, A, sc, curr, memory, curr_pos, memory_pos, num_obj_ptr_tokens, out, err);
+    samc_status st = transpose01(x, in, curr, &t, err);
     if (!st && curr_pos)
-        st = transpose01(curr_pos, &qp, err);
+        st = transpose01(x, in, curr_pos, &qp, err);
     if (!st && ma->pos_enc_at_input && curr_pos) /* output = curr + 0.1 * curr_pos */
-        for (int64_t i = 0; i < samc_numel(&t); i++)
-            t.data[i] = t.data[i] + 0.1f * qp.data[i];
+        st = samc_layer_done(x, pl, NULL, nn_pos->add(samc_layer_ctx(x, pl), &t, &qp, 0.1f, &t), err, 0, NULL, NULL);
     if (!st)
-        st = transpose01(memory, &mem, err);
+        st = transpose01(x, in, memory, &mem, err);
     if (!st && memory_pos)
-        st = transpose01(memory_pos, &mp, err);
+        st = transpose01(x, in, memory_pos, &mp, err);
     if (!st)
         st = attention_layers(x, ma, sc, &t, &mem, memory_pos ? &mp : NULL, curr_pos ? &qp : NULL,
                               num_obj_ptr_tokens, err);
     if (!st && !(st = samc_tensor_alloc(&n, t.ndim, t.shape, err))) /* final norm, back to sequence-first */
-        st = samc_layer_done(x, L, NULL, nn->layer_norm(samc_layer_ctx(x, L), &ma->norm, &t, &n), err, 0, NULL, NULL);
+        st = samc_layer_done(x, nl, NULL, nn_norm->layer_norm(samc_layer_ctx(x, nl), &ma->norm, &t, &n), err, 0, NULL,
+                             NULL);
     if (!st)
-        st = transpose01(&n, out, err);
+        st = transpose01(x, samc_part_layer(x, ma, &rows[SEQ_FIRST], 0), &n, out, err);
     if (!st) {
         const samc_tensor *outs[] = {out};
-        samc_layer_emit(x, L, sc, 1, slot0, outs);
+        samc_layer_emit(x, A, sc, 1, slot0, outs);
     } else {
         samc_tensor_release(out);
     }
@@ -163,6 +195,22 @@ static samc_status iso_layer(samc_exec *x, const samc_layer *L, const samc_layer
                                                          pos.data ? &pos : NULL, qp.data ? &qp : NULL, nx, y),
                              err, 0, NULL, NULL);
     samc_tensor_release(&tgt), samc_tensor_release(&mem), samc_tensor_release(&pos), samc_tensor_release(&qp);
+    return st;
+}
+
+/* The final LayerNorm alone: in/0 (B,L,D). */
+static samc_status iso_norm(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
+                            samc_error *err)
+{
+    const samc_memory_attention *ma = L->self;
+    samc_tensor t = {0};
+    samc_status st = samc_io_tensor(in, "x", "0", &t, err);
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    if (!st && !(st = samc_tensor_alloc(y, t.ndim, t.shape, err)))
+        st = samc_layer_done(x, L, NULL,
+                             ((const samc_nn_ops *)L->ops)->layer_norm(samc_layer_ctx(x, L), &ma->norm, &t, y), err,
+                             0, NULL, NULL);
+    samc_tensor_release(&t);
     return st;
 }
 
@@ -207,6 +255,16 @@ static samc_status ex_layer(const void *self, int index, uint64_t seed, bool ful
     SAMC_INPUT_RANDOM("pos", -1, 1, 3, (int64_t)1, Nk, Dk);
     SAMC_INPUT_RANDOM("query_pos", -1, 1, 3, (int64_t)1, L, D);
     return samc_inputs_scalar(in, "num_k_exclude_rope", 16, err);
+}
+
+static samc_status ex_norm(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                           samc_error *err)
+{
+    (void)index;
+    const samc_memory_attention *ma = self;
+    const int64_t e = full ? ma->emb : 16;
+    SAMC_INPUT_RANDOM("x", -2, 2, 3, (int64_t)1, e * e, (int64_t)ma->d_model);
+    return SAMC_OK;
 }
 
 static samc_status ex_attention(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,

@@ -300,7 +300,7 @@ samc_status samc_tracker_prepare_memory(samc_exec *x, const samc_tracker_model *
         mem_build b = {.mem_dim = tr->mem_dim};
         samc_tensor pe = {0};
         int n_ptr = 0;
-        st = sel ? samc_memory_encoder_pos(&tr->memory_encoder, &pe, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        st = sel ? samc_memory_encoder_pos(x, &tr->memory_encoder, &pe, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
         if (!st) {
             select_cond(in->cond, in->frame_idx, c->max_cond_frames_in_attn, sel);
             if (add_frames(tr, in, sel, &pe, &b))

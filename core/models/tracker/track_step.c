@@ -155,31 +155,19 @@ samc_status samc_tracker_encode_new_memory(samc_exec *x, const samc_tracker_mode
                                            const samc_frame_features *f, const samc_tensor *high_res_masks,
                                            float object_score, bool binarize, samc_tensor *maskmem, samc_error *err)
 {
-    const samc_tracker_config *c = &tr->cfg;
     samc_tensor mk = {0}, pos = {0};
     samc_status st = samc_tensor_copy(&mk, high_res_masks, err);
     samc_decision bin = {.kind = SAMC_DECISION_BINARIZE, .module = samc_memory_encoder_name(x, &tr->memory_encoder),
                          .values = mk.data, .n = samc_numel(&mk), .threshold = 0};
     if (!st && binarize) /* a decision point: each pixel by > 0 */
         samc_exec_decide(x, sc, &bin);
-    for (int64_t i = 0; !st && i < samc_numel(&mk); i++) {
-        float v = binarize ? (mk.data[i] > 0 ? 1.0f : 0.0f) : 1.0f / (1.0f + expf(-mk.data[i]));
-        if (c->sigmoid_scale_for_mem_enc != 1.0)
-            v = v * (float)c->sigmoid_scale_for_mem_enc;
-        if (c->sigmoid_bias_for_mem_enc != 0.0)
-            v = v + (float)c->sigmoid_bias_for_mem_enc;
-        mk.data[i] = v;
-    }
+    if (!st)
+        st = samc_tracker_mask_for_memory(x, tr, &mk, binarize, err);
     if (!st)
         st = samc_memory_encoder_forward(x, &tr->memory_encoder, sc, &f->vision_features, &mk, true, maskmem, &pos,
                                          err);
-    if (!st && tr->no_obj_embed_spatial) { /* + (1 - is_obj_appearing) * no_obj_embed_spatial */
-        const float absent = 1.0f - (object_score > 0 ? 1.0f : 0.0f);
-        const int64_t hw = maskmem->shape[2] * maskmem->shape[3];
-        for (int64_t k = 0; k < maskmem->shape[1]; k++)
-            for (int64_t i = 0; i < hw; i++)
-                maskmem->data[k * hw + i] += absent * tr->no_obj_embed_spatial[k];
-    }
+    if (!st && tr->no_obj_embed_spatial) /* + (1 - is_obj_appearing) * no_obj_embed_spatial */
+        st = samc_tracker_no_obj_embed(x, tr, maskmem, 1.0f - (object_score > 0 ? 1.0f : 0.0f), err);
     samc_tensor_release(&mk), samc_tensor_release(&pos);
     return st;
 }

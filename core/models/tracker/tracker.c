@@ -10,10 +10,20 @@
 #include "core/models/tracker/memory.h"
 #include "core/models/tracker/sam_heads.h"
 #include "core/nn/nn_ops.h"
+#include "core/nn/nn_rows.h"
 
-enum { OBJ_PTR_PROJ, OBJ_PTR_TPOS_PROJ, MASK_DOWNSAMPLE, N_ROWS };
+enum { OBJ_PTR_PROJ, OBJ_PTR_TPOS_PROJ, MASK_DOWNSAMPLE, NO_MEM_EMBED, MASK_FOR_MEMORY, NO_OBJ_EMBED, N_ROWS };
 
-static samc_isolated_body iso_obj_ptr_proj, iso_obj_ptr_tpos_proj, iso_mask_downsample;
+static int has_obj_ptr_proj(const void *self) { return ((const samc_tracker_model *)self)->has_obj_ptr_proj; }
+static int has_tpos_proj(const void *self) { return ((const samc_tracker_model *)self)->has_obj_ptr_tpos_proj; }
+static int has_no_mem_embed(const void *self)
+{
+    return ((const samc_tracker_model *)self)->cfg.directly_add_no_mem_embed;
+}
+static int has_no_obj_embed(const void *self) { return ((const samc_tracker_model *)self)->no_obj_embed_spatial != NULL; }
+
+static samc_isolated_body iso_obj_ptr_proj, iso_obj_ptr_tpos_proj, iso_mask_downsample, iso_mask_for_memory;
+static samc_status ex_mask_for_memory(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_obj_ptr_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_obj_ptr_tpos_proj(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
 static samc_status ex_mask_downsample(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
@@ -21,11 +31,24 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 static const samc_layer_def rows[N_ROWS] = {
     [OBJ_PTR_PROJ] = {.pattern = "obj_ptr_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
-                      .parity = true, .isolated = iso_obj_ptr_proj, .example = ex_obj_ptr_proj},
+                      .parity = true, .count = has_obj_ptr_proj, .isolated = iso_obj_ptr_proj,
+                      .example = ex_obj_ptr_proj},
     [OBJ_PTR_TPOS_PROJ] = {.pattern = "obj_ptr_tpos_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
-                           .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
+                           .count = has_tpos_proj, .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
     [MASK_DOWNSAMPLE] = {.pattern = "mask_downsample", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                         .isolated = iso_mask_downsample, .example = ex_mask_downsample},
+                         .count = has_obj_ptr_proj, .isolated = iso_mask_downsample, .example = ex_mask_downsample},
+    /* _prepare_backbone_features / set_image: vision features + no_mem_embed */
+    [NO_MEM_EMBED] = {.pattern = "@no_mem_embed", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, add_channel),
+                      .count = has_no_mem_embed, .isolated = samc_nn_run_add_channel,
+                      .example = samc_nn_example_add_channel},
+    /* _encode_new_memory: the mask the memory encoder reads, then
+     * + (1 - is_obj_appearing) * no_obj_embed_spatial on its output */
+    [MASK_FOR_MEMORY] = {.pattern = "@mask_for_memory", .table = SAMC_OPS_TRACKER,
+                         .body = SAMC_BODY(samc_tracker_ops, mask_for_memory), .isolated = iso_mask_for_memory,
+                         .example = ex_mask_for_memory},
+    [NO_OBJ_EMBED] = {.pattern = "@no_obj_embed_spatial", .table = SAMC_OPS_NN,
+                      .body = SAMC_BODY(samc_nn_ops, add_channel), .count = has_no_obj_embed,
+                      .isolated = samc_nn_run_add_channel, .example = samc_nn_example_add_channel},
 };
 const samc_part_def samc_tracker_part = {"SAM2Base", rows, N_ROWS, describe};
 
@@ -114,7 +137,7 @@ samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, co
                                   const samc_tensor *levels, const samc_tensor *pos, int n_levels,
                                   samc_frame_features *f, samc_error *err)
 {
-    const int K = n_levels, D = tr->cfg.d_model;
+    const int K = n_levels;
     samc_status st;
     if (tr->cfg.use_high_res_features_in_sam) {
         if (K < 3)
@@ -128,14 +151,39 @@ samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, co
         return samc_fail(err, SAMC_ERR_SHAPE, "image embedding is %lldx%lld, expected %dx%d", (long long)top->shape[2],
                          (long long)top->shape[3], tr->emb, tr->emb);
     if ((st = samc_tensor_copy(&f->vision_features, top, err)) ||
-        (st = samc_tensor_copy(&f->vision_pos, &pos[K - 1], err)) || (st = samc_tensor_copy(&f->image_embed, top, err)))
+        (st = samc_tensor_copy(&f->vision_pos, &pos[K - 1], err)))
         return st;
-    const int64_t hw = (int64_t)tr->emb * tr->emb;
-    if (tr->cfg.directly_add_no_mem_embed)
-        for (int c = 0; c < D; c++)
-            for (int64_t i = 0; i < hw; i++)
-                f->image_embed.data[c * hw + i] += tr->no_mem_embed[c];
-    return SAMC_OK;
+    if (!tr->cfg.directly_add_no_mem_embed)
+        return samc_tensor_copy(&f->image_embed, top, err);
+    const samc_layer *L = samc_part_layer(x, tr, &rows[NO_MEM_EMBED], 0);
+    if ((st = samc_tensor_alloc(&f->image_embed, top->ndim, top->shape, err)))
+        return st;
+    return samc_layer_done(x, L, NULL,
+                           ((const samc_nn_ops *)L->ops)->add_channel(samc_layer_ctx(x, L), top, tr->no_mem_embed,
+                                                                      1.0f, &f->image_embed),
+                           err, 0, NULL, NULL);
+}
+
+samc_status samc_tracker_mask_for_memory(samc_exec *x, const samc_tracker_model *tr, samc_tensor *mask, bool binarize,
+                                         samc_error *err)
+{
+    const samc_layer *L = samc_part_layer(x, tr, &rows[MASK_FOR_MEMORY], 0);
+    const samc_tracker_ops *ops = L->ops;
+    return samc_layer_done(x, L, NULL,
+                           ops->mask_for_memory(samc_layer_ctx(x, L), mask, binarize,
+                                                (float)tr->cfg.sigmoid_scale_for_mem_enc,
+                                                (float)tr->cfg.sigmoid_bias_for_mem_enc, mask),
+                           err, 0, NULL, NULL);
+}
+
+samc_status samc_tracker_no_obj_embed(samc_exec *x, const samc_tracker_model *tr, samc_tensor *maskmem, float absent,
+                                      samc_error *err)
+{
+    const samc_layer *L = samc_part_layer(x, tr, &rows[NO_OBJ_EMBED], 0);
+    return samc_layer_done(x, L, NULL,
+                           ((const samc_nn_ops *)L->ops)->add_channel(samc_layer_ctx(x, L), maskmem,
+                                                                      tr->no_obj_embed_spatial, absent, maskmem),
+                           err, 0, NULL, NULL);
 }
 
 void samc_frame_features_release(samc_frame_features *f)
@@ -185,6 +233,16 @@ static samc_status iso_mask_downsample(samc_exec *x, const samc_layer *L, const 
     return st;
 }
 
+static samc_status iso_mask_for_memory(samc_exec *x, const samc_layer *L, const samc_layer_io *in,
+                                       samc_layer_out *out, samc_error *err)
+{
+    samc_tensor *y = samc_layer_out_slot(out, "0");
+    samc_status st = samc_io_tensor(in, "x", "0", y, err);
+    if (!st)
+        st = samc_tracker_mask_for_memory(x, L->self, y, samc_io_scalar_or(in, "binarize", NULL, 0) != 0, err);
+    return st;
+}
+
 /* ---- op-test inputs ------------------------------------------------------------ */
 
 static samc_status ex_obj_ptr_proj(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
@@ -211,4 +269,13 @@ static samc_status ex_mask_downsample(const void *self, int index, uint64_t seed
     (void)index;
     const int64_t S = full ? ((const samc_tracker_model *)self)->cfg.image_size : 256;
     return samc_inputs_random(in, "0", seed, 0, 1, err, 4, (int64_t)1, (int64_t)1, S, S) ? SAMC_OK : SAMC_ERR_NOMEM;
+}
+
+static samc_status ex_mask_for_memory(const void *self, int index, uint64_t seed, bool full, samc_layer_inputs *in,
+                                      samc_error *err)
+{
+    (void)index;
+    const int64_t S = full ? ((const samc_tracker_model *)self)->cfg.image_size : 256;
+    SAMC_INPUT_RANDOM("x", -10, 10, 4, (int64_t)1, (int64_t)1, S, S);
+    return samc_inputs_scalar(in, "binarize", 0, err);
 }

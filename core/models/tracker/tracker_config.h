@@ -30,6 +30,7 @@ typedef struct samc_memory_attention_config {
 typedef struct samc_memory_encoder_config {
     int out_dim, in_dim;
     int ds_kernel, ds_stride, ds_padding, ds_total_stride, ds_embed_dim;
+    int ds_interpol_h, ds_interpol_w;   /* SimpleMaskDownSampler.interpol_size (SAM 3: 1152); 0: none (SAM 2) */
     int fuser_layers, fuser_dim, fuser_kernel, fuser_padding;
     double layer_scale_init_value;
     bool use_dwconv;
@@ -43,6 +44,32 @@ typedef struct samc_tracker_video_config {
     bool non_overlap_masks, clear_non_cond_mem_around_input, add_all_frames_to_correct_as_cond;
 } samc_tracker_video_config;
 
+/* SAM2Base's options and the SAM heads' sizes: one list, declared in the
+ * tracker's config section below and in each family's config that reads
+ * them (core/models/sam2/config.h), and copied between the two from it. */
+#define SAMC_SAM2BASE_OPTIONS(X)                                                                    \
+    X(int, num_maskmem)                                                                             \
+    X(double, sigmoid_scale_for_mem_enc) X(double, sigmoid_bias_for_mem_enc)                        \
+    X(bool, binarize_mask_from_pts_for_mem_enc) X(bool, use_mask_input_as_output_without_sam)       \
+    X(int, max_cond_frames_in_attn)                                                                 \
+    X(bool, directly_add_no_mem_embed) X(bool, use_high_res_features_in_sam)                        \
+    X(bool, multimask_output_in_sam) X(int, multimask_min_pt_num) X(int, multimask_max_pt_num)      \
+    X(bool, multimask_output_for_tracking) X(bool, use_multimask_token_for_obj_ptr)                 \
+    X(bool, iou_prediction_use_sigmoid) X(int, memory_temporal_stride_for_eval)                     \
+    X(bool, non_overlap_masks_for_mem_enc) X(bool, use_obj_ptrs_in_encoder)                         \
+    X(int, max_obj_ptrs_in_encoder)                                                                 \
+    X(bool, add_tpos_enc_to_obj_ptrs) X(bool, proj_tpos_enc_in_obj_ptrs)                            \
+    X(bool, use_signed_tpos_enc_to_obj_ptrs) X(bool, only_obj_ptrs_in_the_past_for_eval)            \
+    X(bool, pred_obj_scores) X(bool, pred_obj_scores_mlp) X(bool, fixed_no_obj_ptr)                 \
+    X(bool, soft_no_obj_ptr) X(bool, use_mlp_for_obj_ptr_proj) X(bool, no_obj_embed_spatial)        \
+    /* sam_mask_decoder_extra_args */                                                              \
+    X(bool, dynamic_multimask_via_stability) X(double, dynamic_multimask_stability_delta)           \
+    X(double, dynamic_multimask_stability_thresh)                                                   \
+    /* fixed by SAM2Base._build_sam_heads */                                                        \
+    X(int, mask_in_chans) X(int, num_multimask_outputs) X(int, twoway_depth) X(int, twoway_mlp_dim) \
+    X(int, twoway_heads) X(int, iou_head_depth) X(int, iou_head_hidden_dim)
+#define SAMC_SAM2BASE_FIELD(type, name) type name;
+
 /* SAM2Base's options, the SAM heads' sizes and the frame geometry. */
 typedef struct samc_tracker_config {
     int d_model;                        /* transformer_dim: SAM heads, memory attention, object pointers */
@@ -51,30 +78,7 @@ typedef struct samc_tracker_config {
     samc_memory_encoder_config mem_enc;
     samc_tracker_video_config video;
 
-    int num_maskmem;
-    double sigmoid_scale_for_mem_enc, sigmoid_bias_for_mem_enc;
-    bool binarize_mask_from_pts_for_mem_enc, use_mask_input_as_output_without_sam;
-    int max_cond_frames_in_attn;
-    bool directly_add_no_mem_embed, use_high_res_features_in_sam;
-    bool multimask_output_in_sam;
-    int multimask_min_pt_num, multimask_max_pt_num;
-    bool multimask_output_for_tracking, use_multimask_token_for_obj_ptr;
-    bool iou_prediction_use_sigmoid;
-    int memory_temporal_stride_for_eval;
-    bool non_overlap_masks_for_mem_enc, use_obj_ptrs_in_encoder;
-    int max_obj_ptrs_in_encoder;
-    bool add_tpos_enc_to_obj_ptrs, proj_tpos_enc_in_obj_ptrs, use_signed_tpos_enc_to_obj_ptrs;
-    bool only_obj_ptrs_in_the_past_for_eval;
-    bool pred_obj_scores, pred_obj_scores_mlp, fixed_no_obj_ptr, soft_no_obj_ptr;
-    bool use_mlp_for_obj_ptr_proj, no_obj_embed_spatial;
-
-    /* sam_mask_decoder_extra_args */
-    bool dynamic_multimask_via_stability;
-    double dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
-
-    /* Fixed by SAM2Base._build_sam_heads. */
-    int mask_in_chans, num_multimask_outputs, twoway_depth, twoway_mlp_dim, twoway_heads;
-    int iou_head_depth, iou_head_hidden_dim;
+    SAMC_SAM2BASE_OPTIONS(SAMC_SAM2BASE_FIELD)
 } samc_tracker_config;
 
 #endif

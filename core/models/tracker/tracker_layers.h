@@ -73,6 +73,7 @@ typedef struct samc_mask_decoder {
 #define SAMC_MAX_DOWNSAMPLE_LAYERS 8
 /* memory_encoder.MaskDownSampler: n x [Conv2d(k, s, p) -> LayerNorm2d -> GELU], then Conv2d 1x1. */
 typedef struct samc_mask_downsampler {
+    int interpol_h, interpol_w;                  /* the mask's size first (SAM 3's interpol_size), 0: as it is */
     int n_layers;
     samc_conv2d convs[SAMC_MAX_DOWNSAMPLE_LAYERS];
     samc_norm norms[SAMC_MAX_DOWNSAMPLE_LAYERS]; /* eps 1e-6 */
@@ -161,6 +162,15 @@ typedef samc_status samc_tracker_mask_decoder_heads_fn(samc_ctx *ctx, const samc
  * core): (1,C,h,w) -> (1,C,H,W), bilinear, align_corners False, no antialias. */
 typedef samc_status samc_tracker_postprocess_fn(samc_ctx *ctx, const samc_tensor *lowres, int H, int W,
                                              samc_tensor *out);
+/* A mask's logits as the memory encoder reads them: sigmoid (MemoryEncoder.
+ * forward; _encode_new_memory) or, when `binarize`, (x > 0) as 0/1
+ * (binarize_mask_from_pts_for_mem_enc), then * scale + bias
+ * (sigmoid_scale/bias_for_mem_enc): (...) -> (...), out may be x. */
+typedef samc_status samc_tracker_mask_for_memory_fn(samc_ctx *ctx, const samc_tensor *x, bool binarize, float scale,
+                                                    float bias, samc_tensor *out);
+/* SimpleMaskDownSampler.forward's F.interpolate(x, interpol_size, bilinear,
+ * align_corners=False, antialias=True): (B,1,h,w) -> out (B,1,H,W). */
+typedef samc_status samc_tracker_mask_interpolate_fn(samc_ctx *ctx, const samc_tensor *x, samc_tensor *out);
 /* MaskDownSampler.forward: (B,1,H,W) -> (B,E,H/total_stride,W/total_stride). */
 typedef samc_status samc_tracker_mask_downsampler_fn(samc_ctx *ctx, const samc_mask_downsampler *ds,
                                                   const samc_tensor *x, samc_tensor *out);
@@ -175,6 +185,18 @@ typedef samc_status samc_tracker_memory_attention_layer_fn(samc_ctx *ctx, const 
                                                         const samc_tensor *pos, const samc_tensor *query_pos,
                                                         int num_k_exclude_rope, samc_tensor *out);
 
+/* ---- whole-part bodies ---------------------------------------------------------- */
+
+/* MemoryAttention.forward in one call (its part's rows: @batch_first,
+ * @pos_enc_at_input, layers.#, norm, @seq_first), sequence-first like the
+ * official call: curr (L,B,D), memory (Nk,B,Dm), curr_pos (L,B,D) or NULL,
+ * memory_pos (Nk,B,Dm) or NULL -> out (L,B,D). For implementations that keep
+ * activations to themselves; ref and fast run the part row by row. */
+typedef samc_status samc_tracker_memory_attention_fn(samc_ctx *ctx, const samc_memory_attention *ma,
+                                                    const samc_tensor *curr, const samc_tensor *memory,
+                                                    const samc_tensor *curr_pos, const samc_tensor *memory_pos,
+                                                    int num_obj_ptr_tokens, samc_tensor *out);
+
 /* ---- the ops table ---------------------------------------------------------- */
 
 /* The kinds, in table order. An implementation's table lists each body by
@@ -182,11 +204,15 @@ typedef samc_status samc_tracker_memory_attention_layer_fn(samc_ctx *ctx, const 
  * from this list that ref and fast leave none out. */
 #define SAMC_TRACKER_OPS(X)                                                                         \
     X(prompt_encoder) X(dense_pe) X(twoway_block) X(twoway_final) X(mask_decoder_heads)            \
-    X(postprocess) X(mask_downsampler) X(cxblock) X(memory_attention_layer)
+    X(postprocess) X(mask_for_memory) X(mask_interpolate) X(mask_downsampler) X(cxblock) X(memory_attention_layer)
+
+/* Whole-part bodies: optional for every implementation (samc_layer_def.whole). */
+#define SAMC_TRACKER_WHOLE_OPS(X) X(memory_attention)
 
 typedef struct samc_tracker_ops {
 #define SAMC_X(kind) samc_tracker_##kind##_fn *kind;
     SAMC_TRACKER_OPS(SAMC_X)
+    SAMC_TRACKER_WHOLE_OPS(SAMC_X)
 #undef SAMC_X
 } samc_tracker_ops;
 

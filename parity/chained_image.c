@@ -1,5 +1,5 @@
-/* chained.c - run the dump's image task end to end from /inputs and compare
- * every parity point as samc completes it, then the final /outputs. */
+/* chained_image.c - run the dump's image task end to end from /inputs and
+ * compare every parity point as samc completes it, then the final /outputs. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,57 +7,6 @@
 
 #include "core/base/error.h"
 #include "harness_internal.h"
-
-/* Per-key call counter: per module like the dump's `call` attribute (image),
- * or per (module, frame, object) (video). */
-static int next_call(parity_run *r, const char *module)
-{
-    for (int i = 0; i < r->n_calls; i++)
-        if (!strcmp(r->calls[i].module, module))
-            return r->calls[i].count++;
-    if (r->n_calls == r->cap_calls) {
-        int cap = r->cap_calls ? 2 * r->cap_calls : 64;
-        void *n = realloc(r->calls, (size_t)cap * sizeof *r->calls);
-        if (!n) {
-            r->st = SAMC_ERR_NOMEM;
-            return 0;
-        }
-        r->calls = n, r->cap_calls = cap;
-    }
-    snprintf(r->calls[r->n_calls].module, sizeof r->calls[0].module, "%s", module);
-    r->calls[r->n_calls++].count = 1;
-    return 0;
-}
-
-int samc__parity_peek_call(const parity_run *r, const char *key)
-{
-    for (int i = 0; i < r->n_calls; i++)
-        if (!strcmp(r->calls[i].module, key))
-            return r->calls[i].count;
-    return 0;
-}
-
-void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc, int nslots, const char *const *slots,
-                     const samc_tensor *const *t)
-{
-    parity_run *r = user;
-    char key[160];
-    const int fr = sc->frame_idx, ob = sc->obj_id;
-    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, fr, ob);
-    const int call = next_call(r, key);
-    const int rec = r->video ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
-    if (rec < 0) {
-        samc_parity_row *row = samc__parity_add_row(r, INT_MAX - 1, module, call, "*");
-        if (row) {
-            row->state = SAMC_PARITY_NOT_IN_DUMP;
-            snprintf(row->note, sizeof row->note, "samc produced this call; the dump has no record of it");
-        }
-        return;
-    }
-    r->seen[rec] = true;
-    r->last_index = r->recs[rec].index;
-    samc__parity_compare_record(r, rec, nslots, slots, t);
-}
 
 /* One /inputs/prompts/<k> group into a samc prompt (arrays owned by caller). */
 typedef struct dump_prompt {
@@ -155,18 +104,12 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
     return st;
 }
 
-samc_status samc__parity_run_chained(parity_run *r, samc_error *err)
+samc_status samc__parity_run_image(parity_run *r, samc_error *err)
 {
-    if (r->video)
-        return samc__parity_run_video(r, err);
-    if (r->sam3)
-        return samc__parity_run_sam3(r, err);
-    if (r->amg)
-        return samc__parity_run_amg(r, err);
     samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;
-    samc_status st = run_image_task(r, err); /* the task was checked by samc_parity_run */
+    samc_status st = run_image_task(r, err);
     samc_exec_set_trace(&r->x, NULL, NULL);
     return st;
 }
