@@ -164,6 +164,12 @@ int main(int argc, char **argv)
             }
         return commands[i].run(argc - 1, argv + 1);
     }
+#ifndef SAMC_WITH_PARITY
+    if (!strcmp(argv[1], "parity")) {
+        fprintf(stderr, "samc: this samc was built without the parity harness (CMake -DSAMC_BUILD_PARITY=OFF)\n");
+        return CLI_EXIT_USAGE;
+    }
+#endif
     fprintf(stderr, "samc: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;
