@@ -67,7 +67,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         case O_MASK_INPUT: a->mask_input = v; break;
         case O_OUT: a->out = v; break;
         case O_IMPL: a->impl = v; break;
-        case O_THREADS: st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err); break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
         case O_HOLE:
         case O_SPRINKLE: {
             float x;
@@ -390,7 +390,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)

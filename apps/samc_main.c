@@ -60,8 +60,9 @@ static const cli_command commands[] = {
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
      "  --impl ref|fast [fast]  -t|--threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
-    {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
-     "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR -o|--out DIR -p|--prompt SPEC ...\n"
+    {"track", cmd_track, "track objects through a video (a video file or a directory of numbered JPEG frames)",
+     "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR|VIDEO -o|--out DIR -p|--prompt SPEC ...\n"
+     "  -f, --frames DIR|VIDEO  numbered JPEG frames, or a video file (mp4, webm, mkv, mov, avi)\n"
      "  -p, --prompt FRAME:OBJ:point=X,Y[,L] a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
      "  --prompt FRAME:OBJ:mask=PNG          a mask (nonzero = object)\n"
@@ -74,7 +75,26 @@ static const cli_command commands[] = {
      "  -o, --out DIR           masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
      "                          (one line per frame, written as each frame is done), track.json;\n"
      "                          Ctrl-C stops at the next frame, keeps the frames done and writes\n"
-     "                          track.json with \"interrupted\": true (exit 130)\n"},
+     "                          track.json with \"interrupted\": true (exit 130)\n"
+     "  --out-video FILE        the overlay as a video (.mp4, .mkv, .webm, ...), frames in tracking order\n"
+     "  --palette-png           also palette/<FRAME>.png: each pixel the id of its object (ids 1..255),\n"
+     "                          DAVIS-style, as the official tools/vos_inference.py writes\n"},
+    {"serve", cmd_serve, "an HTTP server: a JSON API and a web page for click-to-segment, concepts and video",
+     "samc serve [-m|--model CKPT [-c|--config NAME|FILE.json]] [-m|--model SAM3.pt --vocab FILE] [options]\n"
+     "  Loads the models (one SAM 2 and/or one SAM 3; without --model the bundled demo model),\n"
+     "  then serves the page at http://HOST:PORT/ and the API under /v1 (docs/serve.md).\n"
+     "  --host ADDR             address to listen on (default 127.0.0.1: this machine only)\n"
+     "  -p, --port N            port (default 8080; 0: any free port)   --port-file FILE: write it\n"
+     "  -w, --workers N         model workers, each with its own predictors (default 1)\n"
+     "  -t, --threads N         threads per worker (default: cores / workers)\n"
+     "  --impl fast|ref|bf16    implementation (default fast)\n"
+     "  --cache-mb N            memory for uploaded images and their embeddings (default 2048)\n"
+     "  --max-upload-mb N       largest image upload (default 64)   --max-image-mp N: pixels (50)\n"
+     "  --max-video-mb N        largest video upload (default 512)  --max-video-frames N (3000)\n"
+     "  --max-videos N          open video sessions (default 4)     --video-ttl S: idle close (1800)\n"
+     "  --max-connections N     (default 64)   --queue N: requests waiting for a worker (64)\n"
+     "  --timeout S             idle connection and queue wait (default 60)\n"
+     "  --allow-nonfinite       load weights that hold NaN/Inf\n"},
 #ifdef SAMC_WITH_PARITY /* the parity harness is built in (CMake SAMC_BUILD_PARITY) */
     {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
      "samc parity DUMP.h5 [options]\n"
@@ -141,6 +161,7 @@ static int take_verbosity(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_install_signal_cleanup(); /* an interrupted run leaves no temporaries */
     argc = take_verbosity(argc, argv);
     if (argc < 2) {
         usage(stderr);

@@ -32,6 +32,7 @@
 #define SAMC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "samc_status.h"
@@ -74,6 +75,9 @@ SAMC_API samc_log_level samc_log_get_level(void);
 
 /* Progress of long work: `what` names it ("encode" for the image encoder's
  * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
+/* Called from inside the call it reports on: it must not call back into the
+ * predictor or tracker reporting (such calls that change it fail with
+ * SAMC_ERR_ARG; see samc_frame_masks_cb). */
 typedef void (*samc_progress_fn)(void *user, const char *what, int done, int total);
 
 /* Asked at every layer boundary of a long call (set_image, predict, the
@@ -95,6 +99,10 @@ typedef struct samc_model samc_model;
  * mask prompts: samc_predictor, samc_tracker) and SAM 3 (concepts: a text
  * and/or example boxes, samc_sam3_processor of samc_sam3.h). */
 typedef enum samc_family { SAMC_FAMILY_SAM2 = 2, SAMC_FAMILY_SAM3 = 3 } samc_family;
+
+/* Most threads samc runs a call on: larger requests (n_threads,
+ * samc_*_set_threads, OMP_NUM_THREADS) are refused or capped. */
+#define SAMC_MAX_THREADS 256
 
 typedef struct samc_model_params {
     /* A preset name ("sam2.1_hiera_t", "sam2_hiera_b+", ... or
@@ -152,13 +160,36 @@ SAMC_API const char *samc_system_info(void);
 
 /* ---- images ------------------------------------------------------------ */
 
-/* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
- * *rgb is released with samc_free. */
+/* Decode a JPEG (CMYK/YCCK converted as Pillow does), PNG, BMP, GIF, TGA,
+ * PSD, HDR, PIC or PNM file to 8-bit RGB (row-major h*w*3), as Pillow's
+ * Image.open(path).convert("RGB"); truncated and corrupt files are refused
+ * (Pillow's LOAD_TRUNCATED_IMAGES off). *rgb is released with samc_free. */
 SAMC_API samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
-/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
+/* The decompression-bomb limit every image read checks from the file's
+ * header before allocating: width*height at most this many pixels.
+ * Default: Pillow's (2 * PIL.Image.MAX_IMAGE_PIXELS = 178956970), or the
+ * environment's SAMC_MAX_IMAGE_PIXELS; never above 2^28 (and 16384 pixels a
+ * side). <= 0 restores the default. Returns the previous limit; applies to
+ * the whole process. */
+SAMC_API long long samc_set_image_pixel_limit(long long max_pixels);
+/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels (libpng, row by row;
+ * a temporary beside `path`, created exclusively, renamed at the end). */
 SAMC_API samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
                            samc_error *err);
-/* Release memory samc handed out (samc_read_image). NULL is a no-op. */
+/* The same for an encoded image held in memory (`n` bytes: a request body,
+ * a database blob), under the same limits; `what` names it in messages
+ * (NULL: "image"). */
+SAMC_API samc_status samc_decode_image(const void *data, size_t n, const char *what, uint8_t **rgb, int *height, int *width,
+                              samc_error *err);
+/* The size of an encoded image in memory from its header alone (nothing
+ * decoded): a server refuses an image too large to decode before it does. */
+SAMC_API samc_status samc_probe_image(const void *data, size_t n, const char *what, int *height, int *width, samc_error *err);
+/* An 8-bit PNG (1 or 3 channels) encoded in memory; *png (n bytes) is
+ * released with samc_free. */
+SAMC_API samc_status samc_encode_png(const uint8_t *data, int height, int width, int channels, uint8_t **png, size_t *n,
+                            samc_error *err);
+/* Release memory samc handed out (samc_read_image, samc_decode_image,
+ * samc_encode_png). NULL is a no-op. */
 SAMC_API void samc_free(void *ptr);
 
 /* ---- image predictor: SAM2ImagePredictor ---------------------------- */
@@ -167,7 +198,8 @@ typedef struct samc_predictor samc_predictor;
 
 typedef struct samc_predictor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", "bf16", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (OMP_NUM_THREADS, capped
+                                  at SAMC_MAX_THREADS); ref runs on one */
     /* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
      * holes / remove foreground specks up to this many low-res pixels
      * (8-connected components) before upsampling. 0 (the default) turns each off. */
@@ -209,6 +241,7 @@ SAMC_API samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl
 /* "LAYER=IMPL", LAYER an official module name or prefix
  * ("image_encoder.trunk.blocks.3=ref"). */
 SAMC_API samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
+/* n <= 0: OpenMP's default; capped at SAMC_MAX_THREADS. */
 SAMC_API void samc_predictor_set_threads(samc_predictor *p, int n);
 SAMC_API samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
@@ -245,6 +278,38 @@ SAMC_API void samc_masks_free(samc_masks *m);
 /* The image embedding of the current image (C x H x W), owned by p. */
 SAMC_API samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
                                          samc_error *err);
+/* ---- image embeddings held apart from a predictor ----------------------
+ *
+ * What set_image computes, owned by the caller: a cache of many images (a
+ * server) encodes each image once and predicts on any of them from any
+ * predictor of the same model, without copying. An embedding is read-only
+ * once made, so any number of predictors (one thread each) may predict on
+ * the same embedding at the same time. SAM 3 processors make and use them
+ * too (samc_sam3.h).
+ *
+ *   samc_embedding *e;
+ *   samc_predictor_embed(p, rgb, h, w, &e, &err);            // the encoder, once
+ *   samc_predictor_predict_on(p, e, &rq, &m, &err);           // any number of prompts
+ *   samc_embedding_free(e);                                   // before its model */
+
+typedef struct samc_embedding samc_embedding;
+
+/* Encode an RGB image (h*w*3) with p's implementation and threads; p's own
+ * current image is left as it was. */
+SAMC_API samc_status samc_predictor_embed(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                 samc_error *err);
+/* samc_predictor_predict on `e` (made from p's model) instead of p's current image. */
+SAMC_API samc_status samc_predictor_predict_on(samc_predictor *p, const samc_embedding *e, const samc_predict_request *rq,
+                                      samc_masks *out, samc_error *err);
+/* The model an embedding belongs to, its image size and the bytes it
+ * holds (for a cache's memory budget); NULL / 0 for NULL. */
+SAMC_API const samc_model *samc_embedding_model(const samc_embedding *e);
+SAMC_API int samc_embedding_height(const samc_embedding *e);
+SAMC_API int samc_embedding_width(const samc_embedding *e);
+SAMC_API size_t samc_embedding_bytes(const samc_embedding *e);
+/* Free an embedding once no predictor or processor uses it. NULL is a no-op. */
+SAMC_API void samc_embedding_free(samc_embedding *e);
+
 /* Side of the low-res mask grid (mask_input must be this squared); 0 for NULL. */
 SAMC_API int samc_predictor_low_res_size(const samc_predictor *p);
 /* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
@@ -274,12 +339,19 @@ typedef struct samc_frame_masks {
     const float *object_scores;  /* n_obj object-score logits (<= 0: object absent) */
 } samc_frame_masks;
 
-/* A non-OK return stops propagation with that status. */
+/* A non-OK return stops propagation with that status. `masks` is valid
+ * until the callback returns. The callback (and the tracker's progress
+ * function) may read the tracker (samc_tracker_num_frames, _frame_path,
+ * _stored_outputs, _impl, _threads) and use other objects freely; every call
+ * that would change this tracker (open, push, add, clear, remove, reset,
+ * propagate, set_*, override) fails with SAMC_ERR_ARG, and
+ * samc_tracker_free is ignored (with an error logged) until propagate
+ * returns. */
 typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
 
 typedef struct samc_tracker_params {
     const char *impl;            /* NULL: samc_default_impl() ("fast") */
-    int n_threads;               /* 0: OpenMP's default */
+    int n_threads;               /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped) */
     /* SAM2VideoPredictor options, each < 0 (the default) for the config's:
      * fill_hole_area (8 for the official configs; 0 turns it off) and
      * non_overlap_masks (0 or 1; false in the official configs). */
@@ -317,6 +389,33 @@ SAMC_API samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_
  * memory (T * h * w * 3 RGB, copied). Replaces any previous video. */
 SAMC_API samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
 SAMC_API samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
+
+/* init_state on a video file (mp4, webm, mkv, mov, avi: whatever FFmpeg's
+ * libraries decode) or, when `path` is a directory, its JPEG frames as
+ * samc_tracker_open_frames_dir. A file's frames are decoded on demand with
+ * bounded memory, their pixels and the resize to the model's input those
+ * of SAM 3's official video-file loader (OpenCV; docs/video.md). A file
+ * whose tail is truncated or corrupt opens with the frames before the
+ * damage (samc_tracker_video_info says what and where). */
+SAMC_API samc_status samc_tracker_open_video(samc_tracker *t, const char *path, samc_error *err);
+/* The same on a video file's n bytes in memory, read in place: they must
+ * stay valid until t opens another video or is freed. */
+SAMC_API samc_status samc_tracker_open_video_memory(samc_tracker *t, const void *data, size_t n, samc_error *err);
+
+/* What a tracker's (or samc_video_reader's) video is. */
+typedef struct samc_video_info {
+    int frames, height, width;
+    double fps;                /* frames per second of a video file; 0: unknown (frames, directories) */
+    const char *source;        /* "video file", "frames directory", "frames in memory", "stream" */
+    const char *codec;         /* a video file's codec ("h264", "vp9", ...), else "" */
+    const char *damage;        /* a video file cut short or corrupt after its last readable frame:
+                                * what and where (the frames are those before it); NULL: intact */
+    int first_concealed;       /* the first frame read so far in which the decoder hid errors
+                                * (decodable, damaged: kept as OpenCV keeps it), -1: none */
+} samc_video_info;
+
+/* Valid until the tracker opens another video or is freed. */
+SAMC_API samc_status samc_tracker_video_info(const samc_tracker *t, samc_video_info *out, samc_error *err);
 
 /* Streaming (camera-like): open with the first frame, push the following ones
  * and propagate each new frame t with samc_tracker_propagate(t, t, 0, 0, ...).

@@ -64,6 +64,34 @@ SAMC_API samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_
                                          samc_error *err);
 SAMC_API void samc_batch_masks_free(samc_batch_masks *m);
 
+/* ---- one mask's records ----------------------------------------------------
+ *
+ * The numbers the generator's records hold, for any mask (segment, track,
+ * a server's responses): the COCO RLE, area, box and stability score,
+ * computed by the generator's own code. */
+
+typedef struct samc_mask_rle {
+    int height, width;           /* "size": [height, width] */
+    int64_t n_counts;
+    int64_t *counts;             /* uncompressed COCO RLE: column-major runs, the first of 0s
+                                  * (sam2/utils/amg.py mask_to_rle_pytorch) */
+    char *coco_counts;           /* the compressed string of pycocotools' rleToString */
+    int64_t area;                /* pixels in the mask */
+    float bbox[4];               /* x, y, w, h of the inclusive mask box (0s for an empty mask) */
+} samc_mask_rle;
+
+/* The records of a height x width mask (row-major, nonzero = in). */
+SAMC_API samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
+/* The same for the mask logits > mask_threshold (0 for a predictor's
+ * masks), without building the mask first. */
+SAMC_API samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
+                                        samc_mask_rle *out, samc_error *err);
+SAMC_API void samc_mask_rle_free(samc_mask_rle *r);
+/* calculate_stability_score of one plane of logits: the pixels above
+ * threshold + offset over those above threshold - offset (NaN when none is
+ * above the low cut). The generator uses offset 1, threshold 0. */
+SAMC_API float samc_stability_score(const float *logits, int height, int width, double mask_threshold, double offset);
+
 /* ---- a batch of images ----------------------------------------------------- */
 
 typedef struct samc_image_batch samc_image_batch;
@@ -122,6 +150,9 @@ typedef struct samc_amg_progress {
     int64_t points_done, points_total;  /* prompts decoded so far, over all crops */
     int64_t masks_kept;                 /* candidates that passed the filters so far (before NMS) */
 } samc_amg_progress;
+/* Called from inside samc_amg_generate_masks: it may use other objects; a
+ * call on the predictor being used (set_image, predict, the batch and AMG
+ * calls) fails with SAMC_ERR_ARG until generate returns. */
 typedef void (*samc_amg_progress_fn)(void *user, const samc_amg_progress *p);
 
 /* One record of generate(). */

@@ -42,7 +42,7 @@ typedef struct samc_sam3_processor samc_sam3_processor;
 
 typedef struct samc_sam3_processor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped); ref runs on one */
     float threshold;           /* Sam3Processor's confidence_threshold, in [0, 1] (0.5) */
     samc_progress_fn progress; /* set_image: "encode", one step per ViT block; NULL: none */
     void *progress_user;
@@ -69,6 +69,14 @@ SAMC_API void samc_sam3_processor_set_abort_callback(samc_sam3_processor *p, sam
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
 SAMC_API samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
                                           samc_error *err);
+/* The image features set_image computes, kept apart from the processor
+ * (samc_embedding of samc.h): made once per image, used by any processor
+ * of the same model. samc_sam3_processor_use_embedding is set_image on
+ * them: it clears the prompt and results, and reads `e` (not copied) until
+ * the next set_image, use_embedding or free of p; `e` must outlive that. */
+SAMC_API samc_status samc_sam3_processor_embed(samc_sam3_processor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                      samc_error *err);
+SAMC_API samc_status samc_sam3_processor_use_embedding(samc_sam3_processor *p, const samc_embedding *e, samc_error *err);
 /* A non-empty UTF-8 text (longer than the context: truncated as the
  * official tokenizer does, with a warning through the log). */
 SAMC_API samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err);
