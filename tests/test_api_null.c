@@ -19,18 +19,23 @@
 #include "samc.h"
 #include "samc_amg.h"
 #include "samc_sam3.h"
+#include "samc_video.h"
 #include "util/testutil.h"
 
 static samc_model *g_model, *g_model3;
 static samc_predictor *g_pred;
 static samc_tracker *g_trk;
 static samc_sam3_processor *g_s3;
+static samc_embedding *g_emb;
+static samc_video_reader *g_vr;
 static int g_live; /* 0: every pointer NULL; 1: handles live */
 
 #define P (g_live ? g_pred : NULL)
 #define T (g_live ? g_trk : NULL)
 #define M (g_live ? g_model : NULL)
 #define S3 (g_live ? g_s3 : NULL)
+#define EMB (g_live ? g_emb : NULL)
+#define VR (g_live ? g_vr : NULL)
 
 typedef struct call {
     const char *name;
@@ -92,6 +97,27 @@ STATUS(samc_sam3_processor_set_text, samc_sam3_processor_set_text(S3, NULL, e))
 STATUS(samc_sam3_processor_add_box, samc_sam3_processor_add_box(S3, NULL, true, e))
 STATUS(samc_sam3_processor_set_threshold, samc_sam3_processor_set_threshold(S3, 0.5f, e))
 STATUS(samc_sam3_processor_results, samc_sam3_processor_results(S3, NULL, e))
+STATUS(samc_sam3_processor_embed, samc_sam3_processor_embed(S3, NULL, 4, 4, NULL, e))
+STATUS(samc_sam3_processor_use_embedding, samc_sam3_processor_use_embedding(S3, NULL, e))
+STATUS(samc_decode_image, samc_decode_image(NULL, 4, NULL, NULL, NULL, NULL, e))
+STATUS(samc_probe_image, samc_probe_image(NULL, 4, NULL, NULL, NULL, e))
+STATUS(samc_encode_png, samc_encode_png(NULL, 1, 1, 3, NULL, NULL, e))
+STATUS(samc_write_palette_png, samc_write_palette_png(NULL, NULL, 1, 1, NULL, 2, e))
+STATUS(samc_mask_rle_encode, samc_mask_rle_encode(NULL, 4, 4, NULL, e))
+STATUS(samc_mask_rle_encode_logits, samc_mask_rle_encode_logits(NULL, 4, 4, 0.0, NULL, e))
+STATUS(samc_predictor_embed, samc_predictor_embed(P, NULL, 4, 4, NULL, e))
+STATUS(samc_predictor_predict_on, samc_predictor_predict_on(P, EMB, NULL, NULL, e))
+STATUS(samc_tracker_open_video, samc_tracker_open_video(T, NULL, e))
+STATUS(samc_tracker_open_video_memory, samc_tracker_open_video_memory(T, NULL, 4, e))
+STATUS(samc_tracker_video_info, samc_tracker_video_info(T, NULL, e))
+STATUS(samc_video_reader_open, samc_video_reader_open(NULL, NULL, e))
+STATUS(samc_video_reader_open_memory, samc_video_reader_open_memory(NULL, 4, NULL, NULL, e))
+STATUS(samc_video_reader_open_frames, samc_video_reader_open_frames(NULL, 1, 4, 4, NULL, e))
+STATUS(samc_video_reader_info, samc_video_reader_info(VR, NULL, e))
+STATUS(samc_video_reader_frame, samc_video_reader_frame(VR, 0, NULL, e))
+STATUS(samc_video_writer_open, samc_video_writer_open(NULL, 4, 4, 30.0, NULL, e))
+STATUS(samc_video_writer_add, samc_video_writer_add(NULL, NULL, e))
+STATUS(samc_video_writer_close, samc_video_writer_close(NULL, e))
 
 VALUE(samc_version, samc_version())
 VALUE(samc_log_set, (samc_log_set(NULL, NULL), 0))
@@ -134,6 +160,15 @@ VALUE(samc_sam3_processor_impl, samc_sam3_processor_impl(S3))
 VALUE(samc_sam3_processor_threads, samc_sam3_processor_threads(S3))
 VALUE(samc_sam3_processor_reset, (samc_sam3_processor_reset(g_live ? NULL : S3), 0))
 VALUE(samc_status_name, samc_status_name((samc_status)-7))
+VALUE(samc_embedding_free, (samc_embedding_free(NULL), 0))
+VALUE(samc_embedding_bytes, samc_embedding_bytes(EMB))
+VALUE(samc_embedding_height, samc_embedding_height(EMB))
+VALUE(samc_embedding_width, samc_embedding_width(EMB))
+VALUE(samc_embedding_model, samc_embedding_model(EMB))
+VALUE(samc_mask_rle_free, (samc_mask_rle_free(NULL), 0))
+VALUE(samc_stability_score, samc_stability_score(NULL, 4, 4, 0.0, 1.0))
+VALUE(samc_video_reader_free, (samc_video_reader_free(NULL), 0))
+VALUE(samc_video_writer_abort, (samc_video_writer_abort(NULL), 0))
 VALUE(samc_system_info, samc_system_info())
 VALUE(samc_predictor_set_abort_callback, (samc_predictor_set_abort_callback(P, NULL, NULL), 0))
 VALUE(samc_tracker_set_abort_callback, (samc_tracker_set_abort_callback(T, NULL, NULL), 0))
@@ -154,7 +189,13 @@ static const call CALLS[] = {
     S(samc_amg_output_mode_parse), S(samc_amg_generate_masks), S(samc_amg_postprocess_small_regions),
     S(samc_amg_to_json), S(samc_amg_write_json), S(samc_mask_to_coco_rle), S(samc_sam3_processor_new), S(samc_sam3_processor_override),
     S(samc_sam3_processor_set_image), S(samc_sam3_processor_set_text), S(samc_sam3_processor_add_box),
-    S_OK_LIVE(samc_sam3_processor_set_threshold), S(samc_sam3_processor_results),
+    S_OK_LIVE(samc_sam3_processor_set_threshold), S(samc_sam3_processor_results), S(samc_sam3_processor_embed),
+    S(samc_sam3_processor_use_embedding), S(samc_decode_image), S(samc_probe_image), S(samc_encode_png),
+    S(samc_write_palette_png), S(samc_mask_rle_encode), S(samc_mask_rle_encode_logits), S(samc_predictor_embed),
+    S(samc_predictor_predict_on), S(samc_tracker_open_video), S(samc_tracker_open_video_memory),
+    S(samc_tracker_video_info), S(samc_video_reader_open), S(samc_video_reader_open_memory),
+    S(samc_video_reader_open_frames), S(samc_video_reader_info), S(samc_video_reader_frame),
+    S(samc_video_writer_open), S(samc_video_writer_add), S(samc_video_writer_close),
     V(samc_version), V(samc_log_set), V(samc_log_set_level), V(samc_log_get_level), V(samc_model_default_params),
     V(samc_model_free), V(samc_model_family), V(samc_family_name), V(samc_model_config_name),
     V(samc_model_image_size), V(samc_default_impl), V(samc_set_image_pixel_limit), V(samc_free),
@@ -165,8 +206,11 @@ static const call CALLS[] = {
     V(samc_tracker_stored_outputs), V(samc_batch_masks_free), V(samc_image_batch_count), V(samc_image_batch_free),
     V(samc_amg_default_params), V(samc_amg_result_free), V(samc_sam3_processor_default_params),
     V(samc_sam3_processor_free), V(samc_sam3_processor_impl), V(samc_sam3_processor_threads),
-    V(samc_sam3_processor_reset), V(samc_status_name), V(samc_system_info), V(samc_predictor_set_abort_callback),
-    V(samc_tracker_set_abort_callback), V(samc_sam3_processor_set_abort_callback),
+    V(samc_sam3_processor_reset), V(samc_status_name), V(samc_embedding_free), V(samc_embedding_bytes),
+    V(samc_embedding_height), V(samc_embedding_width), V(samc_embedding_model), V(samc_mask_rle_free),
+    V(samc_stability_score), V(samc_video_reader_free), V(samc_video_writer_abort), V(samc_system_info),
+    V(samc_predictor_set_abort_callback), V(samc_tracker_set_abort_callback),
+    V(samc_sam3_processor_set_abort_callback),
 };
 
 #define STALE "stale message of an earlier call"
@@ -203,6 +247,16 @@ static int run_one(const call *c)
     return !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 }
 
+/* A live embedding (the tiny encoder on a gray image) and a live video
+ * reader over two in-memory frames, for the rows that take them. */
+static samc_status setup_embedding_and_reader(samc_error *e)
+{
+    static uint8_t rgb[2 * 16 * 16 * 3];
+    memset(rgb, 128, sizeof rgb);
+    samc_status st = samc_predictor_embed(g_pred, rgb, 16, 16, &g_emb, e);
+    return st ? st : samc_video_reader_open_frames(rgb, 2, 16, 16, &g_vr, e);
+}
+
 int main(void)
 {
     char *ck = tu_src_path("fixtures/ckpt/tiny_c_f32.pt"), *cfg = tu_src_path("fixtures/ckpt/tiny_c_f32.config.json");
@@ -216,7 +270,7 @@ int main(void)
     mp3.config = cfg3, mp3.vocab = voc;
     if (samc_model_load(ck, &mp, &g_model, &e) || samc_predictor_new(g_model, NULL, &g_pred, &e) ||
         samc_tracker_load(vd, vd, &g_trk, &e) || samc_model_load(ck3, &mp3, &g_model3, &e) ||
-        samc_sam3_processor_new(g_model3, NULL, &g_s3, &e)) {
+        samc_sam3_processor_new(g_model3, NULL, &g_s3, &e) || setup_embedding_and_reader(&e)) {
         fprintf(stderr, "setup: %s\n", e.msg);
         return 1;
     }
@@ -225,6 +279,8 @@ int main(void)
     for (g_live = 0; g_live < 2; g_live++)
         for (int i = 0; i < n; i++)
             bad += run_one(&CALLS[i]);
+    samc_video_reader_free(g_vr);
+    samc_embedding_free(g_emb);
     samc_sam3_processor_free(g_s3);
     samc_model_free(g_model3);
     samc_tracker_free(g_trk);
