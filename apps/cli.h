@@ -2,6 +2,7 @@
 #ifndef SAMC_APPS_CLI_H
 #define SAMC_APPS_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +15,50 @@
 enum { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
 int cli_exit_code(samc_status st);
 
+/* Ctrl-C (apps/cli_signal.c): SIGINT and SIGTERM become the library's abort
+ * callback. cli_catch_interrupts installs the handlers (the first signal
+ * sets a flag, a second one kills); cli_abort_requested is the
+ * samc_abort_fn to put in the params; cli_interrupted the signal caught (0:
+ * none); cli_interrupt_exit says "samc CMD: interrupted" (and what was
+ * kept) on stderr and returns the exit status, 128 + the signal (130). */
+void cli_catch_interrupts(void);
+bool cli_abort_requested(void *user);
+int cli_interrupted(void);
+int cli_interrupt_exit(const char *cmd, const char *what_was_kept);
+
 /* -q/--quiet: 0, default 1, -v/--verbose: 2 (set by samc_main.c for every command). */
 extern int cli_verbosity;
+
+/* ---- options (apps/cli_opts.c, on getopt_long) ---------------------------- */
+
+/* One option of a command. */
+typedef struct cli_option {
+    const char *name;  /* "threads": --threads */
+    char short_name;   /* 't': -t; 0: none */
+    const char *value; /* what it takes ("N", "DIR"); NULL: a flag */
+} cli_option;
+
+#define CLI_MAX_OPTIONS 48
+typedef struct cli_parser {
+    const char *cmd;
+    int argc;
+    char **argv;
+    const cli_option *opts;
+    int n;
+    struct option longs[CLI_MAX_OPTIONS + 1];
+    char shorts[3 * CLI_MAX_OPTIONS + 2];
+    int first_positional; /* after the last cli_next: argv[first_positional..argc) */
+} cli_parser;
+
+/* Parse argv[1..argc) (argv[0] the command) against opts[0..n). */
+void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_option *opts, int n);
+/* The next option: its index in opts (*value its argument, NULL for a flag);
+ * -1 when none is left (the positional arguments are then
+ * argv[p->first_positional..argc), in order); -2 on a usage error, with
+ * the message in err: "unknown option '--thredas' (did you mean
+ * '--threads'?)", "option '--out' needs a value: --out DIR", "option
+ * '--multimask' takes no value". */
+int cli_next(cli_parser *p, const char **value, samc_error *err);
 
 /* Parse exactly `n` comma-separated finite numbers ("12.5,40"). */
 bool cli_parse_floats(const char *s, float *out, int n);

@@ -1,7 +1,8 @@
 /* cmd_info.c - `samc info CKPT`: format, tensors, config and the strict key
  * check; --layers lists the layer registry of the model (the names that
  * --impl-override takes), --keys the state_dict the config implies,
- * --impls the implementations. */
+ * --impls the implementations. Without CKPT: the system (samc_system_info)
+ * and the implementations. */
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,8 +80,8 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
            fmts[samc_weights_get_format(w)], samc_weights_count(w), params,
            config ? config : dump ? "the dump's /model/config_json" : "sam3 (built-in release)");
     samc_weights_free(w);
-    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
-           omp_get_max_threads(), samc_version());
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version(), samc_system_info());
     samc_sam3_model *m = NULL;
     if (samc_sam3_model_load(ckpt, config, &m, &err)) {
         printf("check: FAILED: %s\n", err.msg);
@@ -102,31 +103,37 @@ int cmd_info(int argc, char **argv)
 {
     const char *ckpt = NULL, *config = NULL;
     bool allow_nonfinite = false, layers = false, keys = false, impls = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--config") && i + 1 < argc)
-            config = argv[++i];
-        else if (!strcmp(argv[i], "--allow-nonfinite"))
-            allow_nonfinite = true;
-        else if (!strcmp(argv[i], "--layers"))
-            layers = true;
-        else if (!strcmp(argv[i], "--keys"))
-            keys = true;
-        else if (!strcmp(argv[i], "--impls"))
-            impls = true;
-        else if (argv[i][0] != '-' && !ckpt)
-            ckpt = argv[i];
-        else {
-            fprintf(stderr, "samc info: unexpected argument '%s' (samc info --help)\n", argv[i]);
-            return CLI_EXIT_USAGE;
+    enum { O_CONFIG, O_NONFINITE, O_LAYERS, O_KEYS, O_IMPLS };
+    static const cli_option opts[] = {
+        [O_CONFIG] = {"config", 'c', "NAME|FILE"}, [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+        [O_LAYERS] = {"layers", 0, NULL},          [O_KEYS] = {"keys", 0, NULL},
+        [O_IMPLS] = {"impls", 0, NULL},
+    };
+    cli_parser cp;
+    cli_parser_init(&cp, "info", argc, argv, opts, sizeof opts / sizeof opts[0]);
+    samc_error perr = {0};
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, &perr)) != -1;) {
+        switch (o) {
+        case -2: fprintf(stderr, "samc info: %s\n", perr.msg); return CLI_EXIT_USAGE;
+        case O_CONFIG: config = v; break;
+        case O_NONFINITE: allow_nonfinite = true; break;
+        case O_LAYERS: layers = true; break;
+        case O_KEYS: keys = true; break;
+        case O_IMPLS: impls = true; break;
+        default: break;
         }
     }
-    if (impls && !ckpt) {
+    if (cp.first_positional < argc)
+        ckpt = argv[cp.first_positional];
+    if (cp.first_positional + 1 < argc) {
+        fprintf(stderr, "samc info: unexpected argument '%s' (samc info --help)\n", argv[cp.first_positional + 1]);
+        return CLI_EXIT_USAGE;
+    }
+    if (!ckpt) { /* the system: what a run would use on this machine */
+        printf("samc: %s\nsystem: %s\nthreads: %d\n", samc_version(), samc_system_info(), omp_get_max_threads());
         print_impls();
         return 0;
-    }
-    if (!ckpt) {
-        fprintf(stderr, "samc info: no checkpoint given (samc info CKPT, or samc info --impls)\n");
-        return CLI_EXIT_USAGE;
     }
     samc_error err = {0};
     samc_family fam;
@@ -161,8 +168,8 @@ int cmd_info(int argc, char **argv)
            fmts[samc_weights_get_format(w)], samc_weights_naming(w) ? ", key names: " : "",
            samc_weights_naming(w) ? samc_weights_naming(w) : "", n, params, cfg.name);
     /* What segment and track would run this checkpoint with by default. */
-    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
-           omp_get_max_threads(), samc_version());
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version(), samc_system_info());
     int rc = 0;
     if (samc_sam2_check_weights(&cfg, w, &err)) {
         printf("check: FAILED: %s\n", err.msg);

@@ -196,6 +196,7 @@ static samc_status load(const seg_args *a, samc_model **m, samc_sam3_processor *
         pp.threshold = a->threshold;
     if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
         pp.progress = cmd_segment_progress;
+    pp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next ViT block or detector stage */
     if (!st)
         st = samc_sam3_processor_new(*m, &pp, p, err);
     for (int i = 0; !st && i < a->n_overrides; i++)

@@ -36,55 +36,75 @@ static samc_status parse_mb(const char *flag, const char *v, int lo, int hi, siz
     return st;
 }
 
+enum {
+    O_MODEL, O_CONFIG, O_VOCAB, O_HOST, O_PORT, O_PORT_FILE, O_IMPL, O_WORKERS, O_THREADS, O_CACHE, O_UPLOAD,
+    O_VIDEO_MB, O_IMAGE_MP, O_VIDEO_FRAMES, O_VIDEOS, O_CONNECTIONS, O_QUEUE, O_TIMEOUT, O_VIDEO_TTL, O_NONFINITE
+};
+static const cli_option serve_options[] = {
+    [O_MODEL] = {"model", 'm', "CKPT"},           [O_CONFIG] = {"config", 'c', "NAME|FILE"},
+    [O_VOCAB] = {"vocab", 0, "FILE"},             [O_HOST] = {"host", 0, "ADDR"},
+    [O_PORT] = {"port", 'p', "N"},                [O_PORT_FILE] = {"port-file", 0, "FILE"},
+    [O_IMPL] = {"impl", 0, "NAME"},               [O_WORKERS] = {"workers", 'w', "N"},
+    [O_THREADS] = {"threads", 't', "N"},          [O_CACHE] = {"cache-mb", 0, "N"},
+    [O_UPLOAD] = {"max-upload-mb", 0, "N"},       [O_VIDEO_MB] = {"max-video-mb", 0, "N"},
+    [O_IMAGE_MP] = {"max-image-mp", 0, "N"},      [O_VIDEO_FRAMES] = {"max-video-frames", 0, "N"},
+    [O_VIDEOS] = {"max-videos", 0, "N"},          [O_CONNECTIONS] = {"max-connections", 0, "N"},
+    [O_QUEUE] = {"queue", 0, "N"},                [O_TIMEOUT] = {"timeout", 0, "S"},
+    [O_VIDEO_TTL] = {"video-ttl", 0, "S"},        [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+};
+
 static samc_status parse_args(int argc, char **argv, serve_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
     a->cfg = serve_default_config();
     serve_config *c = &a->cfg;
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser cp;
+    cli_parser_init(&cp, "serve", argc, argv, serve_options, sizeof serve_options / sizeof serve_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
         samc_status st = SAMC_OK;
         int mp = 0;
-        if (!strcmp(f, "--allow-nonfinite")) {
-            a->allow_nonfinite = true;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        if (!strcmp(f, "--model")) {
+        switch (o) {
+        case -2: return SAMC_ERR_ARG;
+        case O_NONFINITE: a->allow_nonfinite = true; break;
+        case O_MODEL:
             if (a->n_models == 2)
                 return samc_fail(err, SAMC_ERR_ARG, "--model given more than twice (one SAM 2 and one SAM 3 model)");
             a->model[a->n_models++] = v;
-        } else if (!strcmp(f, "--config")) {
+            break;
+        case O_CONFIG:
             if (!a->n_models)
                 return samc_fail(err, SAMC_ERR_ARG, "--config applies to the --model before it");
             a->config[a->n_models - 1] = v;
-        }
-        else if (!strcmp(f, "--vocab")) a->vocab = v;
-        else if (!strcmp(f, "--host")) c->host = v;
-        else if (!strcmp(f, "--port")) st = cli_parse_int("--port", v, 0, 65535, &c->port, err);
-        else if (!strcmp(f, "--port-file")) a->port_file = v;
-        else if (!strcmp(f, "--impl")) c->impl = v;
-        else if (!strcmp(f, "--workers")) st = cli_parse_int("--workers", v, 1, 64, &c->workers, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &c->threads, err);
-        else if (!strcmp(f, "--cache-mb")) st = parse_mb("--cache-mb", v, 16, 1 << 20, &c->cache_bytes, err);
-        else if (!strcmp(f, "--max-upload-mb")) st = parse_mb("--max-upload-mb", v, 1, 1024, &c->max_image_bytes, err);
-        else if (!strcmp(f, "--max-video-mb")) st = parse_mb("--max-video-mb", v, 1, 16384, &c->max_video_bytes, err);
-        else if (!strcmp(f, "--max-image-mp")) {
+            break;
+        case O_VOCAB: a->vocab = v; break;
+        case O_HOST: c->host = v; break;
+        case O_PORT: st = cli_parse_int("--port", v, 0, 65535, &c->port, err); break;
+        case O_PORT_FILE: a->port_file = v; break;
+        case O_IMPL: c->impl = v; break;
+        case O_WORKERS: st = cli_parse_int("--workers", v, 1, 64, &c->workers, err); break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &c->threads, err); break;
+        case O_CACHE: st = parse_mb("--cache-mb", v, 16, 1 << 20, &c->cache_bytes, err); break;
+        case O_UPLOAD: st = parse_mb("--max-upload-mb", v, 1, 1024, &c->max_image_bytes, err); break;
+        case O_VIDEO_MB: st = parse_mb("--max-video-mb", v, 1, 16384, &c->max_video_bytes, err); break;
+        case O_IMAGE_MP:
             st = cli_parse_int("--max-image-mp", v, 1, 268, &mp, err);
             c->max_image_pixels = (int64_t)mp * 1000 * 1000;
+            break;
+        case O_VIDEO_FRAMES: st = cli_parse_int("--max-video-frames", v, 1, 1000000, &c->max_video_frames, err); break;
+        case O_VIDEOS: st = cli_parse_int("--max-videos", v, 1, 1024, &c->max_videos, err); break;
+        case O_CONNECTIONS: st = cli_parse_int("--max-connections", v, 2, 10000, &c->max_connections, err); break;
+        case O_QUEUE: st = cli_parse_int("--queue", v, 1, 100000, &c->queue_max, err); break;
+        case O_TIMEOUT: st = cli_parse_int("--timeout", v, 1, 86400, &c->timeout_s, err); break;
+        case O_VIDEO_TTL: st = cli_parse_int("--video-ttl", v, 1, 604800, &c->video_ttl_s, err); break;
+        default: break;
         }
-        else if (!strcmp(f, "--max-video-frames")) st = cli_parse_int("--max-video-frames", v, 1, 1000000, &c->max_video_frames, err);
-        else if (!strcmp(f, "--max-videos")) st = cli_parse_int("--max-videos", v, 1, 1024, &c->max_videos, err);
-        else if (!strcmp(f, "--max-connections")) st = cli_parse_int("--max-connections", v, 2, 10000, &c->max_connections, err);
-        else if (!strcmp(f, "--queue")) st = cli_parse_int("--queue", v, 1, 100000, &c->queue_max, err);
-        else if (!strcmp(f, "--timeout")) st = cli_parse_int("--timeout", v, 1, 86400, &c->timeout_s, err);
-        else if (!strcmp(f, "--video-ttl")) st = cli_parse_int("--video-ttl", v, 1, 604800, &c->video_ttl_s, err);
-        else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
         if (st)
             return st;
     }
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (samc serve takes options only)",
+                         argv[cp.first_positional]);
     return SAMC_OK;
 }
 

@@ -82,42 +82,52 @@ static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
     return samc_fail(err, SAMC_ERR_ARG, "--prompt '%s': expected point=, box= or mask= after FRAME:OBJ:", s);
 }
 
+enum {
+    O_MODEL, O_CONFIG, O_FRAMES, O_OUT, O_PROMPT, O_START, O_MAX_FRAMES, O_REVERSE, O_IMPL, O_THREADS, O_NONFINITE,
+    O_OUT_VIDEO, O_PALETTE
+};
+static const cli_option track_options[] = {
+    [O_MODEL] = {"model", 'm', "CKPT"},   [O_CONFIG] = {"config", 'c', "NAME|FILE"},
+    [O_FRAMES] = {"frames", 'f', "DIR|VIDEO"}, [O_OUT] = {"out", 'o', "DIR"},
+    [O_PROMPT] = {"prompt", 'p', "FRAME:OBJ:point=X,Y[,L]|box=X0,Y0,X1,Y1|mask=PNG"},
+    [O_START] = {"start", 0, "N"},        [O_MAX_FRAMES] = {"max-frames", 0, "N"},
+    [O_REVERSE] = {"reverse", 0, NULL},   [O_IMPL] = {"impl", 0, "NAME"},
+    [O_THREADS] = {"threads", 't', "N"},  [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+    [O_OUT_VIDEO] = {"out-video", 0, "FILE"}, [O_PALETTE] = {"palette-png", 0, NULL},
+};
+
 static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
     a->impl = NULL, a->start = -1, a->max_frames = -1; /* impl NULL: the library's default, fast */
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser cp;
+    cli_parser_init(&cp, "track", argc, argv, track_options, sizeof track_options / sizeof track_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
         samc_status st = SAMC_OK;
-        if (!strcmp(f, "--reverse")) {
-            a->reverse = true;
-            continue;
+        switch (o) {
+        case -2: return SAMC_ERR_ARG;
+        case O_REVERSE: a->reverse = true; break;
+        case O_NONFINITE: a->allow_nonfinite = true; break;
+        case O_MODEL: a->model = v; break;
+        case O_CONFIG: a->config = v; break;
+        case O_FRAMES: a->frames = v; break;
+        case O_OUT: a->out = v; break;
+        case O_IMPL: a->impl = v; break;
+        case O_PROMPT: st = parse_prompt(a, v, err); break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+        case O_OUT_VIDEO: a->out_video = v; break;
+        case O_PALETTE: a->palette_png = true; break;
+        case O_START: st = cli_parse_int("--start", v, 0, 100000000, &a->start, err); break;
+        case O_MAX_FRAMES: st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err); break;
+        default: break;
         }
-        if (!strcmp(f, "--allow-nonfinite")) {
-            a->allow_nonfinite = true;
-            continue;
-        }
-        if (!strcmp(f, "--palette-png")) {
-            a->palette_png = true;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        if (!strcmp(f, "--model")) a->model = v;
-        else if (!strcmp(f, "--config")) a->config = v;
-        else if (!strcmp(f, "--frames")) a->frames = v;
-        else if (!strcmp(f, "--out")) a->out = v;
-        else if (!strcmp(f, "--out-video")) a->out_video = v;
-        else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
-        else if (!strcmp(f, "--start")) st = cli_parse_int("--start", v, 0, 100000000, &a->start, err);
-        else if (!strcmp(f, "--max-frames")) st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err);
-        else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
         if (st)
             return st;
     }
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (samc track takes options only)",
+                         argv[cp.first_positional]);
     if (!a->model || !a->frames || !a->out)
         return samc_fail(err, SAMC_ERR_ARG, "--model, --frames and --out are required (samc track --help)");
     if (!a->n_prompts)
@@ -354,6 +364,7 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
             cJSON_AddStringToObject(o, "mask", p->mask);
     }
     cJSON_AddNumberToObject(root, "frames_tracked", r->done);
+    cJSON_AddBoolToObject(root, "interrupted", cli_interrupted() != 0); /* per_frame: the frames done */
     cJSON_AddNumberToObject(root, "seconds_total", cli_now() - r->t_start);
     cJSON_AddItemToObject(root, "per_frame", frames);
     char *text = cJSON_Print(root);
@@ -410,6 +421,7 @@ static samc_status load_tracker(const track_args *a, samc_model **mdl, samc_trac
     mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
     samc_tracker_params tp = samc_tracker_default_params();
     tp.impl = a->impl, tp.n_threads = a->threads;
+    tp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next frame (or layer) boundary */
     samc_status st = samc_model_load(a->model, &mp, mdl, err);
     return st ? st : samc_tracker_new(*mdl, &tp, t, err);
 }
@@ -451,6 +463,7 @@ int cmd_track(int argc, char **argv)
     samc_model *mdl = NULL;
     samc_tracker *t = NULL;
     track_run r = {.a = &a, .err = &err, .t_start = cli_now(), .jsonl = -1};
+    cli_catch_interrupts();
     samc_status st = parse_args(argc, argv, &a, &err);
     if (!st) /* a directory or a video file, checked before the model loads */
         st = samc_frames_open_path(a.frames, &r.frames, &err);
@@ -482,8 +495,10 @@ int cmd_track(int argc, char **argv)
     const samc_status vst = track_video_close(&r.video, &verr);
     if (!st && vst)
         st = vst, err = verr;
-    if (!st) {
-        st = write_summary(&r, t, r.json_frames, &err);
+    const bool interrupted = st == SAMC_ERR_ABORTED && cli_interrupted();
+    if (!st || (interrupted && t)) { /* interrupted: the summary of the frames done */
+        const samc_status ws = write_summary(&r, t, r.json_frames, &err);
+        st = ws ? ws : st;
         r.json_frames = NULL;
     }
     if (!st)
@@ -503,6 +518,12 @@ int cmd_track(int argc, char **argv)
     samc_frames_free(r.frames);
     samc_tracker_free(t);
     samc_model_free(mdl);
+    if (st == SAMC_ERR_ABORTED && interrupted) {
+        char kept[4400];
+        snprintf(kept, sizeof kept, "%d frame(s) done, their files and %s/track.json (\"interrupted\": true) kept",
+                 r.done, a.out);
+        return cli_interrupt_exit("track", kept);
+    }
     if (st) {
         fprintf(stderr, "samc track: %s\n", err.msg);
         return cli_exit_code(st);

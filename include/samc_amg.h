@@ -60,9 +60,9 @@ typedef struct samc_batch_masks {
 } samc_batch_masks;
 
 /* On the image set with samc_predictor_set_image. */
-samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
+SAMC_API samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
                                          samc_error *err);
-void samc_batch_masks_free(samc_batch_masks *m);
+SAMC_API void samc_batch_masks_free(samc_batch_masks *m);
 
 /* ---- one mask's records ----------------------------------------------------
  *
@@ -81,29 +81,29 @@ typedef struct samc_mask_rle {
 } samc_mask_rle;
 
 /* The records of a height x width mask (row-major, nonzero = in). */
-samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
+SAMC_API samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
 /* The same for the mask logits > mask_threshold (0 for a predictor's
  * masks), without building the mask first. */
-samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
+SAMC_API samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
                                         samc_mask_rle *out, samc_error *err);
-void samc_mask_rle_free(samc_mask_rle *r);
+SAMC_API void samc_mask_rle_free(samc_mask_rle *r);
 /* calculate_stability_score of one plane of logits: the pixels above
  * threshold + offset over those above threshold - offset (NaN when none is
  * above the low cut). The generator uses offset 1, threshold 0. */
-float samc_stability_score(const float *logits, int height, int width, double mask_threshold, double offset);
+SAMC_API float samc_stability_score(const float *logits, int height, int width, double mask_threshold, double offset);
 
 /* ---- a batch of images ----------------------------------------------------- */
 
 typedef struct samc_image_batch samc_image_batch;
 
 /* set_image_batch: the embeddings of n RGB images (rgb[i]: h[i]*w[i]*3). */
-samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const *rgb, const int *h, const int *w,
+SAMC_API samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const *rgb, const int *h, const int *w,
                                  samc_image_batch **out, samc_error *err);
-int samc_image_batch_count(const samc_image_batch *b);
+SAMC_API int samc_image_batch_count(const samc_image_batch *b);
 /* predict_batch for image i: the request's prompts on that image. */
-samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *b, int i, const samc_batch_request *rq,
+SAMC_API samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *b, int i, const samc_batch_request *rq,
                                      samc_batch_masks *out, samc_error *err);
-void samc_image_batch_free(samc_image_batch *b);
+SAMC_API void samc_image_batch_free(samc_image_batch *b);
 
 /* ---- the automatic mask generator ------------------------------------------ */
 
@@ -140,9 +140,9 @@ typedef struct samc_amg_params {
     bool multimask_output;              /* true */
 } samc_amg_params;
 
-samc_amg_params samc_amg_default_params(void);
+SAMC_API samc_amg_params samc_amg_default_params(void);
 /* "binary_mask", "uncompressed_rle" or "coco_rle". */
-samc_status samc_amg_output_mode_parse(const char *s, samc_amg_output_mode *out, samc_error *err);
+SAMC_API samc_status samc_amg_output_mode_parse(const char *s, samc_amg_output_mode *out, samc_error *err);
 
 /* Where a run is, after each decoder batch. */
 typedef struct samc_amg_progress {
@@ -177,28 +177,28 @@ typedef struct samc_amg_result {
 
 /* generate(image) on an RGB image (h*w*3). Uses p's implementation and
  * threads; leaves p's current image as it was. progress may be NULL. */
-samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
+SAMC_API samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
                                     samc_amg_progress_fn progress, void *user, samc_amg_result *out, samc_error *err);
-void samc_amg_result_free(samc_amg_result *r);
+SAMC_API void samc_amg_result_free(samc_amg_result *r);
 /* SAM2AutomaticMaskGenerator.postprocess_small_regions(data, min_area,
  * nms_thresh), the official static clean-up that SAM 2's generate() does not
  * call (SAM 1's did, for min_mask_region_area): fills holes and removes
  * islands smaller than min_area in every mask, then box NMS preferring
  * unchanged masks; r keeps the survivors in NMS order, changed ones with
  * their new segmentation, area and bbox. */
-samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
+SAMC_API samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
                                                samc_error *err);
 /* The COCO RLE of any h x w mask (row-major, nonzero = in): the string of
  * pycocotools' encode (column-major runs, rleToString), as the records of
  * output_mode coco_rle hold; for masks from elsewhere (SAM 3 instances, a
  * predictor's best mask). *out is malloc'd (samc_free). */
-samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err);
+SAMC_API samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err);
 /* The records as JSON text, an array of the official dicts (segmentation as
  * the COCO string with output_mode coco_rle, else the uncompressed counts);
  * *out is malloc'd. */
-samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *err);
+SAMC_API samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *err);
 /* The same written to a temporary file and renamed over `path`. */
-samc_status samc_amg_write_json(const samc_amg_result *r, const char *path, samc_error *err);
+SAMC_API samc_status samc_amg_write_json(const samc_amg_result *r, const char *path, samc_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,16 +3,7 @@
 # official-format checkpoints, and the bad inputs of the ref-image issue, each
 # with a non-zero exit, a message naming the problem and no output written.
 # usage: cli_tests.sh SAMC_BINARY SOURCE_DIR
-set -u
-SAMC=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh" "$@"
 
 # expect_fail NAME EXPECTED_SUBSTRING ARGS... : non-zero exit, stderr names the problem, no outputs.
 expect_fail() {
@@ -78,6 +69,22 @@ expect_fail no_prompt "no prompt" segment --model "$CK" --config "$CFG" --image 
 expect_fail unknown_impl "unknown implementation 'gpu'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl gpu
 expect_fail unknown_layer "unknown layer 'image_encoder.trunk.blocks.77'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl-override image_encoder.trunk.blocks.77=ref
 expect_fail unknown_option "unknown option" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --frobnicate 3
+
+# --- options: getopt_long forms, and one message per mistake -------------------
+if "$SAMC" segment -m "$CK" -c "$CFG" -i "$IMG" -p 100,100 --threads=1 --out="$TMP/short" -t1 >/dev/null 2>"$TMP/stderr" &&
+   [ -s "$TMP/short/mask_0.png" ]; then
+  ok "short options, --opt=value, -tN"
+else
+  bad "short options: $(cat "$TMP/stderr")"
+fi
+expect_fail misspelt_option "did you mean '--threads'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --thredas 2
+expect_fail misspelt_last "did you mean '--multimask'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --multimsk
+expect_fail flag_with_value "'--multimask' takes no value" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --multimask=1
+expect_fail stray_argument "unexpected argument 'extra'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 extra
+"$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --out >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -eq 2 ] && grep -q "option '--out' needs a value: --out DIR" "$TMP/stderr"; then ok "missing value"; else bad "missing value (rc $rc): $(cat "$TMP/stderr")"; fi
+"$SAMC" track -m "$CK" -f "$SRC/fixtures/video/tiny_v1_sam21_s128_frames" -o "$TMP/t" -p >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -eq 2 ] && grep -q "option '--prompt' needs a value" "$TMP/stderr"; then ok "missing value (short)"; else bad "missing value (short) (rc $rc): $(cat "$TMP/stderr")"; fi
 
 # parity on something that is not a dump
 "$SAMC" parity "$IMG" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
@@ -148,5 +155,4 @@ expect_fail track_not_video "cannot open as a video" track --model "$VD" --confi
 expect_fail track_out_video_name "not a video file name" track --model "$VD" --config "$VD" --frames "$CLIP" \
   --prompt 0:1:point=1,1 --out-video "$TMP/x.txt"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

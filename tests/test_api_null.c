@@ -169,6 +169,10 @@ VALUE(samc_mask_rle_free, (samc_mask_rle_free(NULL), 0))
 VALUE(samc_stability_score, samc_stability_score(NULL, 4, 4, 0.0, 1.0))
 VALUE(samc_video_reader_free, (samc_video_reader_free(NULL), 0))
 VALUE(samc_video_writer_abort, (samc_video_writer_abort(NULL), 0))
+VALUE(samc_system_info, samc_system_info())
+VALUE(samc_predictor_set_abort_callback, (samc_predictor_set_abort_callback(P, NULL, NULL), 0))
+VALUE(samc_tracker_set_abort_callback, (samc_tracker_set_abort_callback(T, NULL, NULL), 0))
+VALUE(samc_sam3_processor_set_abort_callback, (samc_sam3_processor_set_abort_callback(S3, NULL, NULL), 0))
 
 #define S(name) {#name, c_##name, NULL, 0}
 #define S_OK_LIVE(name) {#name, c_##name, NULL, 1}
@@ -204,7 +208,9 @@ static const call CALLS[] = {
     V(samc_sam3_processor_free), V(samc_sam3_processor_impl), V(samc_sam3_processor_threads),
     V(samc_sam3_processor_reset), V(samc_status_name), V(samc_embedding_free), V(samc_embedding_bytes),
     V(samc_embedding_height), V(samc_embedding_width), V(samc_embedding_model), V(samc_mask_rle_free),
-    V(samc_stability_score), V(samc_video_reader_free), V(samc_video_writer_abort),
+    V(samc_stability_score), V(samc_video_reader_free), V(samc_video_writer_abort), V(samc_system_info),
+    V(samc_predictor_set_abort_callback), V(samc_tracker_set_abort_callback),
+    V(samc_sam3_processor_set_abort_callback),
 };
 
 #define STALE "stale message of an earlier call"

@@ -54,6 +54,7 @@ samc_status samc_predictor_new(const samc_model *model, const samc_predictor_par
         st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
     if (!st)
         st = samc_predictor_set_postprocess(p, pp.max_hole_area, pp.max_sprinkle_area, err);
+    samc_exec_set_abort(&p->x, pp.abort_callback, pp.abort_user);
     if (st) {
         samc_predictor_free(p);
         return st;
@@ -119,6 +120,12 @@ void samc_predictor_set_threads(samc_predictor *p, int n)
 {
     if (p)
         samc_exec_set_threads(&p->x, n > 0 ? n : 0);
+}
+
+void samc_predictor_set_abort_callback(samc_predictor *p, samc_abort_fn fn, void *user)
+{
+    if (p)
+        samc_exec_set_abort(&p->x, fn, user);
 }
 
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,

@@ -6,6 +6,7 @@
 #define SAMC_CORE_API_INTERNAL_H
 
 #include "core/base/error.h"
+#include "core/base/log.h"
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
 #include "core/models/sam3/sam3_predict.h"
@@ -64,8 +65,6 @@ int samc__api_threads(const samc_exec *x);
 samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,
                                   samc_model **m, samc_error *err);
 
-/* printf-style message to the installed log callback, if `level` passes. */
-void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
 
 samc_exec *samc__predictor_exec(samc_predictor *p);
 /* Mark p as running a call whose callbacks may call back into it (AMG's

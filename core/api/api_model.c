@@ -1,6 +1,7 @@
 /* api_model.c - samc_model: a checkpoint of either family loaded once and
  * shared read-only. */
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +15,17 @@ samc_model_params samc_model_default_params(void)
 }
 
 const char *samc_default_impl(void) { return samc_impl_default()->name; }
+
+static char system_info[256];
+
+static void fill_system_info(void) { samc__impl_system_info(system_info, sizeof system_info); }
+
+const char *samc_system_info(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_system_info);
+    return system_info;
+}
 
 const char *samc_family_name(samc_family family) { return family == SAMC_FAMILY_SAM3 ? "SAM 3" : "SAM 2"; }
 

@@ -53,6 +53,7 @@ samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_pro
     st = samc_sam3_exec_init(&p->x, model->sam3, NULL, err);
     if (!st)
         st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
+    samc_exec_set_abort(&p->x, pp.abort_callback, pp.abort_user);
     if (st) {
         samc_sam3_processor_free(p);
         return st;
@@ -89,6 +90,12 @@ void samc_sam3_processor_free(samc_sam3_processor *p)
 const char *samc_sam3_processor_impl(const samc_sam3_processor *p) { return p ? p->x.impl->name : ""; }
 
 int samc_sam3_processor_threads(const samc_sam3_processor *p) { return p ? samc__api_threads(&p->x) : 0; }
+
+void samc_sam3_processor_set_abort_callback(samc_sam3_processor *p, samc_abort_fn fn, void *user)
+{
+    if (p)
+        samc_exec_set_abort(&p->x, fn, user);
+}
 
 samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err)
 {

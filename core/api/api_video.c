@@ -58,6 +58,7 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
     samc_status st = samc_sam2_exec_init(&t->x, model->sam2, err);
     if (!st)
         st = samc__api_setup_exec(&t->x, tp.impl, tp.n_threads, err);
+    samc_exec_set_abort(&t->x, tp.abort_callback, tp.abort_user);
     if (!st)
         st = samc_tracker_set_options(t, tp.fill_hole_area < 0 ? t->opt.fill_hole_area : tp.fill_hole_area,
                                       tp.non_overlap_masks < 0 ? t->opt.non_overlap_masks : tp.non_overlap_masks, err);
@@ -131,6 +132,12 @@ void samc_tracker_set_threads(samc_tracker *t, int n)
 {
     if (t && !t->busy)
         samc_exec_set_threads(&t->x, n > 0 ? n : 0);
+}
+
+void samc_tracker_set_abort_callback(samc_tracker *t, samc_abort_fn fn, void *user)
+{
+    if (t)
+        samc_exec_set_abort(&t->x, fn, user);
 }
 
 samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err)

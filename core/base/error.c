@@ -19,6 +19,7 @@ const char *samc_status_name(samc_status st)
     case SAMC_ERR_SECURITY: return "security";
     case SAMC_ERR_PARITY: return "parity";
     case SAMC_ERR_INTERNAL: return "internal";
+    case SAMC_ERR_ABORTED: return "aborted";
     }
     return "unknown";
 }

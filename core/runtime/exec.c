@@ -333,6 +333,19 @@ void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user)
     x->trace_user = user;
 }
 
+void samc_exec_set_abort(samc_exec *x, samc_exec_abort_fn fn, void *user)
+{
+    x->abort = fn;
+    x->abort_user = user;
+}
+
+samc_status samc_exec_check_abort(samc_exec *x, const char *where, samc_error *err)
+{
+    if (!x->abort || !x->abort(x->abort_user))
+        return SAMC_OK;
+    return samc_fail(err, SAMC_ERR_ABORTED, "aborted by the caller (after %s)", where);
+}
+
 const samc_layer *samc_exec_find(const samc_exec *x, const char *name)
 {
     for (int i = 0; i < x->n_layers; i++)
@@ -415,7 +428,7 @@ samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope 
         return samc_fail(err, st, "%s (%s): %s", L->name, L->impl ? L->impl->name : "?",
                          x->body_err.msg[0] ? x->body_err.msg : samc_status_name(st));
     samc_layer_emit(x, L, sc, nslots, slots, t);
-    return SAMC_OK;
+    return samc_exec_check_abort(x, L->name, err);
 }
 
 static void capture_fn(void *user, const char *module, const samc_scope *sc, int n, const char *const *slots,

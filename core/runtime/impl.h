@@ -75,6 +75,11 @@ bool samc_impl_has_body(const samc_impl *impl, int table, size_t offset);
 /* `impl`, or the first of its fallback chain, that has that body; NULL when none. */
 const samc_impl *samc_impl_provider(const samc_impl *impl, int table, size_t offset);
 
+/* What the built-in implementations run on this machine (impl_table.c): the
+ * kernels' instruction-set level and why, the bf16 kernel, OpenMP and its
+ * threads, the build's target (samc_system_info). */
+void samc__impl_system_info(char *buf, size_t n);
+
 /* The kind name of body `body` (a row's SAMC_BODY value) of table
  * `table` ("hiera_block"), or NULL when the kind lists have no such body. */
 const char *samc_kind_name(int table, size_t body);
