@@ -1,6 +1,10 @@
 /* impl_table.c - the built-in implementations, one row each. The only place
  * that names them; everything else finds them here by name. */
 #include "core/runtime/impl.h"
+
+#include <string.h>
+
+#include "core/runtime/plugin.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
 #include "fast/sam3/fast_sam3.h"
@@ -44,3 +48,25 @@ static const samc_impl bf16_impl = {
 const samc_impl *const samc__builtin_impls[] = {&ref_impl, &fast_impl, &bf16_impl};
 const int samc__n_builtin_impls = (int)(sizeof samc__builtin_impls / sizeof samc__builtin_impls[0]);
 const samc_impl *const samc__default_impl = &fast_impl;
+
+/* Implementations that live in plugins (core/runtime/plugin.h), loaded on
+ * the first use of their name: name, plugin library (lib<name>.so). */
+static const struct {
+    const char *name, *lib;
+} plugin_impls[] = {
+    {"cuda", "samc_cuda"},      /* cuda/: fp32 on NVIDIA GPUs (docs/gpu.md) */
+    {"cuda-bf16", "samc_cuda"}, /* the same bodies on bf16 tensor cores */
+};
+
+const char *samc__plugin_of(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof plugin_impls / sizeof plugin_impls[0]; i++)
+        if (!strcmp(plugin_impls[i].name, name))
+            return plugin_impls[i].lib;
+    return NULL;
+}
+
+const char *samc__plugin_impl_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof plugin_impls / sizeof plugin_impls[0] ? plugin_impls[i].name : NULL;
+}
