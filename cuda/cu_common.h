@@ -27,6 +27,7 @@
 extern "C" {
 #include "core/runtime/plugin.h"
 #include "core/models/sam2/sam2_layers.h"
+#include "core/models/tracker/prompt_points.h"
 #include "core/models/tracker/tracker.h"
 #include "core/nn/nn_ops.h"
 }
@@ -187,6 +188,11 @@ void cu_attn_scores(cu_dev *d, cu_prec prec, int batch, int nq, int nk, int hd, 
                     int64_t ldq, int64_t sq, const void *K, int64_t ldk, int64_t sk, float *S);
 void cu_attn_values(cu_dev *d, cu_prec prec, int batch, int nq, int nk, int hd, const void *P, const void *V,
                     int64_t ldv, int64_t sv, void *O, int64_t ldo, int64_t so);
+
+/* Column-major batched fp32 GEMM (cuBLAS conventions), for the products
+ * that are not linears (the mask decoder's hypernetwork masks). */
+void cu_gemm_batched_f32(cu_dev *d, bool ta, bool tb, int m, int n, int k, const float *A, int64_t lda, int64_t sa,
+                         const float *B, int64_t ldb, int64_t sb, float *C, int64_t ldc, int64_t sc, int batch);
 
 /* ---- implementation plumbing ------------------------------------------------- */
 

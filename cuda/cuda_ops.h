@@ -19,7 +19,8 @@ extern "C" {
 #define SAMC_CUDA_NN_OPS(X)                                                                                    \
     X(conv2d) X(layer_norm) X(mlp) X(add) X(add_channel) X(transpose01) X(tokens_to_planes) X(planes_to_tokens)
 #define SAMC_CUDA_SAM2_OPS(X) X(patch_embed) X(hiera_block) X(fpn_neck) X(image_features)
-#define SAMC_CUDA_TRACKER_OPS(X)
+#define SAMC_CUDA_TRACKER_OPS(X)                                                                               \
+    X(prompt_encoder) X(dense_pe) X(twoway_block) X(twoway_final) X(mask_decoder_heads) X(postprocess) X(sam_heads)
 
 #define SAMC_X(kind) samc_nn_##kind##_fn samc_cuda_##kind;
 SAMC_CUDA_NN_OPS(SAMC_X)

@@ -153,3 +153,12 @@ void cu_attn_values(cu_dev *d, cu_prec prec, int batch, int nq, int nk, int hd, 
                                       (int64_t)nq * nk, &zero, O, t, (int)ldo, so, batch, CUBLAS_COMPUTE_32F,
                                       CUBLAS_GEMM_DEFAULT));
 }
+
+void cu_gemm_batched_f32(cu_dev *d, bool ta, bool tb, int m, int n, int k, const float *A, int64_t lda, int64_t sa,
+                         const float *B, int64_t ldb, int64_t sb, float *C, int64_t ldc, int64_t sc, int batch)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS(cublasGemmStridedBatchedEx(d->blas, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k,
+                                      &one, A, CUDA_R_32F, (int)lda, sa, B, CUDA_R_32F, (int)ldb, sb, &zero, C,
+                                      CUDA_R_32F, (int)ldc, sc, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}

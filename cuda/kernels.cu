@@ -282,7 +282,86 @@ __global__ void transpose01(const float *x, int64_t A, int64_t B, int64_t C, flo
     y[(b * A + a) * C + c] = x[i];
 }
 
+__global__ void add_bcast(const float *x, const float *pe, int64_t total, int64_t n, float *y)
+{
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < total)
+        y[i] = x[i] + pe[i % n];
+}
+
+__global__ void convt_shuffle(const float *g, int B, int h, int w, int c, const float *bias, const float *feat,
+                              bool feat_batched, const float *nw, const float *nb, float eps, bool do_gelu, float *out)
+{
+    const int H = 2 * h, W = 2 * w;
+    const int64_t t = blockIdx.x * (int64_t)kWarps + threadIdx.x / 32, n = (int64_t)B * H * W;
+    if (t >= n)
+        return;
+    const int lane = threadIdx.x & 31;
+    const int X = (int)(t % W), Y = (int)((t / W) % H), b = (int)(t / ((int64_t)W * H));
+    const int64_t src = ((int64_t)b * h + Y / 2) * w + X / 2;
+    const int sub = (Y % 2) * 2 + (X % 2);
+    const float *fb = feat ? feat + (feat_batched ? (int64_t)b * c * H * W : 0) : nullptr;
+    float *o = out + t * c;
+    for (int co = lane; co < c; co += 32) {
+        float v = g[src * c * 4 + co * 4 + sub] + bias[co];
+        if (fb)
+            v += fb[((int64_t)co * H + Y) * W + X];
+        o[co] = v; /* each lane reads back only its own channels */
+    }
+    if (nw) {
+        float mean, rstd;
+        row_stats(o, c, eps, mean, rstd);
+        for (int co = lane; co < c; co += 32)
+            o[co] = (o[co] - mean) * rstd * nw[co] + nb[co];
+    }
+    if (do_gelu)
+        for (int co = lane; co < c; co += 32)
+            o[co] = 0.5f * o[co] * (1.0f + erff(o[co] * 0.70710678118654752440f));
+}
+
+__global__ void resize_bilinear(const float *x, int64_t planes, int h, int w, const samc_lin_tap *ty, int H,
+                                const samc_lin_tap *tx, int W, float *y)
+{
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, n = planes * H * W;
+    if (i >= n)
+        return;
+    const int X = (int)(i % W), Y = (int)((i / W) % H);
+    const int64_t p = i / ((int64_t)W * H);
+    const float *xp = x + p * h * w;
+    const samc_lin_tap a = ty[Y], c = tx[X];
+    const float t0 = __fadd_rn(__fmul_rn(xp[(int64_t)a.i0 * w + c.i0], c.l0), __fmul_rn(xp[(int64_t)a.i0 * w + c.i1], c.l1));
+    const float t1 = __fadd_rn(__fmul_rn(xp[(int64_t)a.i1 * w + c.i0], c.l0), __fmul_rn(xp[(int64_t)a.i1 * w + c.i1], c.l1));
+    y[i] = __fadd_rn(__fmul_rn(t0, a.l0), __fmul_rn(t1, a.l1));
+}
+
 } // namespace
+
+void k_add_bcast(cudaStream_t s, const float *x, const float *pe, int64_t B, int64_t n, float *y)
+{
+    if (B * n <= 0)
+        return;
+    add_bcast<<<cu_blocks(B * n, 256), 256, 0, s>>>(x, pe, B * n, n, y);
+    CU_LAUNCHED("add_bcast");
+}
+
+void k_convt_shuffle(cudaStream_t s, const float *g, int B, int h, int w, int c, const float *bias, const float *feat,
+                     bool feat_batched, const float *nw, const float *nb, float eps, bool gelu, float *out)
+{
+    const int64_t n = (int64_t)B * 4 * h * w;
+    convt_shuffle<<<cu_blocks(n, kWarps), 32 * kWarps, 0, s>>>(g, B, h, w, c, bias, feat, feat_batched, nw, nb, eps,
+                                                                gelu, out);
+    CU_LAUNCHED("convt_shuffle");
+}
+
+void k_resize_bilinear(cudaStream_t s, const float *x, int64_t planes, int h, int w, const samc_lin_tap *ty, int H,
+                       const samc_lin_tap *tx, int W, float *y)
+{
+    const int64_t n = planes * H * W;
+    if (n <= 0)
+        return;
+    resize_bilinear<<<cu_blocks(n, 256), 256, 0, s>>>(x, planes, h, w, ty, H, tx, W, y);
+    CU_LAUNCHED("resize_bilinear");
+}
 
 void k_ln_rows(cudaStream_t s, const float *x, int64_t rows, int D, const float *w, const float *b, float eps, void *y,
                int64_t ldy, bool bf)

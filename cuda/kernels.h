@@ -67,6 +67,22 @@ void k_add_channel(cudaStream_t s, const float *x, const float *v, float scale, 
 /* (A, B, C) -> (B, A, C). */
 void k_transpose01(cudaStream_t s, const float *x, int64_t A, int64_t B, int64_t C, float *y);
 
+/* y[b, i] = x[b, i] + pe[i] over (B, n): a batch-1 encoding added to every
+ * batch element (y may be x). */
+void k_add_bcast(cudaStream_t s, const float *x, const float *pe, int64_t B, int64_t n, float *y);
+/* The pixel shuffle after a ConvTranspose2d (kernel = stride = 2) computed
+ * as a GEMM on tokens: g (B, h*w, c*4) [co*4 + dy*2 + dx] -> out (B, 2h*2w, c)
+ * tokens, + bias[co], + feat (1 or B, c, 2h, 2w) planes when feat is not
+ * NULL (feat_batched: B), then LayerNorm over c (when nw is not NULL) and
+ * GELU (when gelu). */
+void k_convt_shuffle(cudaStream_t s, const float *g, int B, int h, int w, int c, const float *bias, const float *feat,
+                     bool feat_batched, const float *nw, const float *nb, float eps, bool gelu, float *out);
+/* F.interpolate(bilinear, align_corners False, no antialias) with the taps
+ * of each axis given (ty: H, tx: W entries of samc_lin_tap): x (planes, h, w)
+ * -> y (planes, H, W). */
+void k_resize_bilinear(cudaStream_t s, const float *x, int64_t planes, int h, int w, const samc_lin_tap *ty, int H,
+                       const samc_lin_tap *tx, int W, float *y);
+
 /* Attention of every window and head in one kernel, for windows of at most
  * 64 keys (Hiera's early stages): q (max-pooled by st when st > 1), k, v
  * from qkv (window layout, [q | k | v] head-major); o (windows * qh * qw, D)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/base/error.h"
+#include "core/models/tracker/prompt_points.h"
 #include "core/nn/position_encoding.h"
 
 static const samc_plugin_api api = {
@@ -19,6 +20,7 @@ static const samc_plugin_api api = {
     .hiera_geometry = samc_hiera_block_geometry,
     .sine_pe_fill = samc_sine_pe_fill,
     .fourier_pe = samc_fourier_pe,
+    .prompt_sparse_token = samc_prompt_sparse_token,
     .bilinear_taps = samc_bilinear_taps,
     .aa_taps_make = samc_aa_taps_make,
     .aa_taps_free = samc_aa_taps_free,

@@ -64,6 +64,8 @@ typedef struct samc_plugin_api {
                                   samc_hiera_geom *g);
     samc_status (*sine_pe_fill)(const samc_sine_pe *pe, int H, int W, float *out);
     void (*fourier_pe)(const float *gauss, int F, float u, float v, float *out);
+    void (*prompt_sparse_token)(const samc_prompt_encoder *pe, const float *coords, const int32_t *labels, int n,
+                                const float *boxes, int b, int i, float *out);
     void (*bilinear_taps)(int in, int out, samc_lin_tap *t);
     samc_status (*aa_taps_make)(int in, int out, samc_aa_taps *t);
     void (*aa_taps_free)(samc_aa_taps *t);
