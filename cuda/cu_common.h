@@ -171,8 +171,9 @@ void cu_download_tensor(cu_dev *d, samc_tensor *t, const void *src);
 
 /* ---- matrix products (gemm.cu) ------------------------------------------- */
 
-/* Y (rows, out) = X (rows, kpad) W^T + bias [+ Y when accumulate], X in
- * L's precision (fp32, or bf16), Y fp32 or (bf16 rows only) bf16. */
+/* Y (rows, out) = X (rows, in) W^T + bias [+ Y when accumulate], X in
+ * L's precision (fp32, or bf16), Y fp32 or (bf16 rows only) bf16. An
+ * im2col input has kpad columns: cu_linear_ld with ldx = kpad. */
 void cu_linear(cu_dev *d, const cu_lin *L, const void *X, int64_t rows, void *Y, bool y_bf16, bool bias = true,
                bool accumulate = false);
 /* The same with the row strides given (X ldx elements, Y ldy elements apart). */
@@ -193,6 +194,17 @@ void cu_attn_values(cu_dev *d, cu_prec prec, int batch, int nq, int nk, int hd, 
  * that are not linears (the mask decoder's hypernetwork masks). */
 void cu_gemm_batched_f32(cu_dev *d, bool ta, bool tb, int m, int n, int k, const float *A, int64_t lda, int64_t sa,
                          const float *B, int64_t ldb, int64_t sb, float *C, int64_t ldc, int64_t sc, int batch);
+
+/* ---- timing (SAMC_CUDA_TIMING=1) ----------------------------------------------- */
+
+/* Device memory the plugin holds outside the stream pool (weights, tables,
+ * workspaces), for the peak it reports. */
+void cu_static_add(size_t bytes);
+/* Whether SAMC_CUDA_TIMING asks for the GPU times of the whole bodies. */
+bool cu_timing(void);
+/* One line on stderr: `what` took ms between the events (and the peak
+ * device memory so far: the stream pool's high-water mark plus the rest). */
+void cu_timing_report(const char *what, cudaEvent_t a, cudaEvent_t b, cudaEvent_t c);
 
 /* ---- implementation plumbing ------------------------------------------------- */
 

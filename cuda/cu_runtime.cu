@@ -1,7 +1,9 @@
 /* cu_runtime.cu - errors, device memory, the weight arena (prepare and
  * release, once per model and implementation) and the per-exec device
  * state. */
+#include <atomic>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda/cu_common.h"
@@ -63,6 +65,33 @@ void cu_check_blas(cublasStatus_t e, const char *what, const char *file, int lin
         return;
     cu_fail(e == CUBLAS_STATUS_ALLOC_FAILED ? SAMC_ERR_NOMEM : SAMC_ERR_INTERNAL, "cuBLAS: %s: %s (%s:%d)", what,
             cublasGetStatusString(e), file, line);
+}
+
+/* ---- timing -------------------------------------------------------------------- */
+
+static std::atomic<size_t> static_bytes{0};
+
+void cu_static_add(size_t bytes) { static_bytes += bytes; }
+
+bool cu_timing(void)
+{
+    static const bool on = getenv("SAMC_CUDA_TIMING") && atoi(getenv("SAMC_CUDA_TIMING")) != 0;
+    return on;
+}
+
+void cu_timing_report(const char *what, cudaEvent_t a, cudaEvent_t b, cudaEvent_t c)
+{
+    float ab = 0, ac = 0;
+    cudaEventElapsedTime(&ab, a, b);
+    cudaEventElapsedTime(&ac, a, c);
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaMemPool_t pool;
+    uint64_t high = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high);
+    fprintf(stderr, "cuda-timing %s gpu_ms=%.3f with_copies_ms=%.3f peak_mib=%.0f\n", what, ab, ac,
+            (double)(high + static_bytes.load()) / 1048576.0);
 }
 
 /* ---- buffers ----------------------------------------------------------------- */
@@ -132,6 +161,7 @@ const float *cu_weight(cu_arena *a, const float *host, size_t n)
         CU(e);
     }
     a->extra[host] = p;
+    cu_static_add(n * sizeof(float));
     return (const float *)p;
 }
 
@@ -149,6 +179,7 @@ const float *cu_derived_upload(cu_arena *a, const std::string &key, const std::v
         CU(e);
     }
     a->derived[key] = p;
+    cu_static_add(v.size() * sizeof(float));
     return (const float *)p;
 }
 
@@ -226,6 +257,7 @@ static samc_status prepare(const samc_param_list *params, int slot, void **arena
         a->lins.reserve((size_t)(params->n_linears + params->n_convs));
         CU(cudaMallocHost((void **)&host, total ? total : 1));
         CU(cudaMalloc((void **)&a->block, total ? total : 1));
+        cu_static_add(total);
         size_t off = 0;
         for (int i = 0; i < params->n_linears; i++) {
             samc_linear *l = params->linears[i];
@@ -295,6 +327,7 @@ cu_dev *cu_dev_of(samc_ctx *ctx)
     CUBLAS(cublasLtCreate(&d->lt));
     d->lt_ws_bytes = (size_t)32 << 20;
     CU(cudaMalloc(&d->lt_ws, d->lt_ws_bytes));
+    cu_static_add(d->lt_ws_bytes);
     CUBLAS(cublasSetWorkspace(d->blas, d->lt_ws, d->lt_ws_bytes));
     /* freed activations stay in the pool for the next call */
     cudaMemPool_t pool;

@@ -163,7 +163,14 @@ void cu_mask_heads(cu_dev *d, int slot, const samc_mask_decoder *dec, int B, int
     k_convt_shuffle(d->s, g1.f(), B, 2 * h, 2 * w, c2, cu_weight(A, dec->up1.b, c2), hr ? feat_s0 : nullptr, feat_b,
                     nullptr, nullptr, 0.0f, true, up.f());
     /* hypernetworks: one MLP per mask token, on that token of every prompt */
-    cu_buf cvt, hyper((size_t)B * M * c2 * 4, d->s), t0((size_t)B * D * 4, d->s), t1((size_t)B * D * 4, d->s);
+    int widest = D; /* the MLPs' hidden widths (the IoU head's may exceed D) */
+    const samc_mlp *all[SAMC_MAX_MASK_TOKENS + 2] = {&dec->iou_head, &dec->obj_head};
+    for (int t = 0; t < M; t++)
+        all[2 + t] = &dec->hyper[t];
+    for (int k = 0; k < M + 2; k++)
+        for (int i = 0; i < all[k]->num_layers; i++)
+            widest = all[k]->layers[i].out > widest ? all[k]->layers[i].out : widest;
+    cu_buf cvt, hyper((size_t)B * M * c2 * 4, d->s), t0((size_t)B * widest * 4, d->s), t1((size_t)B * widest * 4, d->s);
     auto mlp = [&](const samc_mlp *m, const float *x, int64_t ldx, float *y, int64_t ldy) {
         const float *cur = x;
         int64_t ld = ldx;

@@ -127,7 +127,7 @@ void cu_linear_ld(cu_dev *d, const cu_lin *L, const void *X, int64_t ldx, int64_
 void cu_linear(cu_dev *d, const cu_lin *L, const void *X, int64_t rows, void *Y, bool y_bf16, bool bias,
                bool accumulate)
 {
-    cu_linear_ld(d, L, X, L->kpad, rows, Y, L->out, y_bf16, bias, accumulate);
+    cu_linear_ld(d, L, X, L->in, rows, Y, L->out, y_bf16, bias, accumulate);
 }
 
 /* Row-major S (nq, nk) = Q K^T is column-major S^T (nk, nq) = K Q^T:

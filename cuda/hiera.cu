@@ -133,7 +133,7 @@ void cu_patch_embed(cu_dev *d, const cu_lin *L, const samc_conv2d *c, const floa
         for (int b = 0; b < B; b++)
             CU(cudaMemcpyAsync(out + (int64_t)b * Ho * Wo * c->cout, pos, (size_t)Ho * Wo * c->cout * sizeof(float),
                                cudaMemcpyDeviceToDevice, d->s));
-    cu_linear(d, L, cols, rows, out, false, true, pos != nullptr);
+    cu_linear_ld(d, L, cols, L->kpad, rows, out, L->out, false, true, pos != nullptr);
 }
 
 /* ---- per-kind bodies (host tensors in and out) ------------------------------ */

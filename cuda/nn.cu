@@ -28,7 +28,7 @@ void cu_conv2d(cu_dev *d, const cu_lin *L, const samc_conv2d *c, const float *x,
     const int64_t rows = (int64_t)B * Ho * Wo;
     cu_buf cols((size_t)rows * L->kpad * (L->prec == CU_BF16 ? 2 : 4), d->s), tok((size_t)rows * c->cout * 4, d->s);
     k_im2col(d->s, x, B, c->cin, H, W, c->kh, c->kw, c->stride, c->pad, Ho, Wo, L->kpad, cols.p, L->prec == CU_BF16);
-    cu_linear(d, L, cols.p, rows, tok.f(), false);
+    cu_linear_ld(d, L, cols.p, L->kpad, rows, tok.f(), L->out, false, true, false);
     k_tokens_to_planes(d->s, tok.f(), B, (int64_t)Ho * Wo, c->cout, y, nullptr);
 }
 

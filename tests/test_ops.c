@@ -14,7 +14,11 @@
  * across, 16 x 16 for global attention) so that the scalar reference fits the
  * CI budget; SAMC_OPTEST_FULL=1 runs the models at 1024 with their real
  * grids (minutes per config; docs/architecture.md records a run).
- * SAMC_OPTEST_CONFIGS=t,l picks configs.
+ * SAMC_OPTEST_CONFIGS=t,l picks configs. SAMC_OPTEST_REF=fast takes another
+ * implementation as the reference (the GPU's op test: ref at the real
+ * shapes of l takes hours), SAMC_OPTEST_IMPLS=cuda,cuda-bf16 runs only
+ * those (a plugin's are loaded by name; docs/gpu.md), SAMC_OPTEST_THREADS
+ * sets the CPU implementations' threads (2).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -129,6 +133,18 @@ typedef struct variant {
     bool sam3_mask_size;
 } variant;
 
+/* Whether `name` is in the comma-separated `list` (NULL or empty: all). */
+static bool listed(const char *list, const char *name)
+{
+    if (!list || !*list)
+        return true;
+    const size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 static int run_config(const char *config, const variant *var, bool full, double *worst_rel, double *worst_nmse)
 {
     samc_error err = {0};
@@ -147,13 +163,16 @@ static int run_config(const char *config, const variant *var, bool full, double 
         st = samc_sam2_random_weights(&cfg, 11, &w, &err);
     if (!st)
         st = samc_sam2_model_init(&m, w, &cfg, &err);
-    for (int k = -1; !st && k < samc_impl_count() && o.n_execs < 8; k++) { /* ref first */
-        const samc_impl *impl = k < 0 ? samc_impl_find("ref") : samc_impl_get(k);
-        if ((k >= 0 && !strcmp(impl->name, "ref")) || (impl->available && !impl->available(NULL)))
+    const char *ref = getenv("SAMC_OPTEST_REF"), *only = getenv("SAMC_OPTEST_IMPLS");
+    ref = ref && *ref ? ref : "ref";
+    for (int k = -1; !st && k < samc_impl_count() && o.n_execs < 8; k++) { /* the reference first */
+        const samc_impl *impl = k < 0 ? samc_impl_lookup(ref, "SAMC_OPTEST_REF", &st, &err) : samc_impl_get(k);
+        if (!impl || (k >= 0 && (!strcmp(impl->name, ref) || !listed(only, impl->name))) ||
+            (impl->available && !impl->available(NULL)))
             continue;
         if (!(st = samc_sam2_exec_init(&execs[o.n_execs], m, &err)) &&
             !(st = samc_exec_set_impl(&execs[o.n_execs], impl->name, &err)))
-            samc_exec_set_threads(&execs[o.n_execs++], 2);
+            samc_exec_set_threads(&execs[o.n_execs++], getenv("SAMC_OPTEST_THREADS") ? atoi(getenv("SAMC_OPTEST_THREADS")) : 2);
     }
     for (int i = 0; !st && o.n_execs && i < execs[0].n_layers; i++) {
         const samc_layer *L = &execs[0].layers[i];
@@ -184,6 +203,18 @@ static int run_config(const char *config, const variant *var, bool full, double 
 static void test_ops(void **s)
 {
     (void)s;
+    const char *only = getenv("SAMC_OPTEST_IMPLS");
+    if (only && *only) { /* a plugin's implementations are loaded by name */
+        char names[128];
+        snprintf(names, sizeof names, "%s", only);
+        for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            samc_error err = {0};
+            samc_status st = SAMC_OK;
+            if (!samc_impl_lookup(tok, "SAMC_OPTEST_IMPLS", &st, &err))
+                print_error("%s\n", err.msg);
+            assert_int_equal(st, SAMC_OK);
+        }
+    }
     const char *full_env = getenv("SAMC_OPTEST_FULL");
     const bool full = full_env && atoi(full_env) != 0;
     const char *env = getenv("SAMC_OPTEST_CONFIGS");
