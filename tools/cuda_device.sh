@@ -28,8 +28,8 @@
 #         amg     the automatic mask generator, 32x32 points on t: samc
 #                 --impl cuda against the official generator on the GPU
 #                 (tools/bench_amg.py --device cuda)
-#       Results go to $OUT (or DIR): results.txt, logs/; a summary is
-#       printed last. BUILD_THERE=1 rebuilds the plugin on that machine with
+#       Results go to $OUT (or DIR): results.txt and logs.tar.xz (every
+#       log, archived after each item); a summary is printed last. BUILD_THERE=1 rebuilds the plugin on that machine with
 #       its nvcc (cmake -S cuda: the plugin needs no other dependency).
 #
 # Environment: RUNS (20), WARMUP (3), PROMPTS (5), CONFIGS, OPCONFIGS, IMPLS
@@ -47,8 +47,8 @@ pack() {
         -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" >/dev/null
     cmake --build "$build" -j2 --target samc_cli test_ops samc_cuda >/dev/null
     cc -O2 -march=x86-64-v4 -I "$here/include" -I "$here" "$here/tools/bench_amg.c" "$build/libsamc.a" \
-        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib 2>/dev/null ||
-          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz) \
+        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb 2>/dev/null ||
+          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb) \
         -fopenmp -lm -o "$build/bench_amg"
     stage=$(mktemp -d)
     mkdir -p "$stage/bin" "$stage/lib" "$stage/tools" "$dir"
@@ -60,6 +60,7 @@ pack() {
     # the plugin's own needs, but CUDA's libraries: the GPU machine's match its driver
     ldd "$build/libsamc_cuda.so" | awk '/=> \//{print $3}' | grep -Ev '/libcu(blas|blasLt|da|dart)\.so' |
         xargs -r -I{} cp -Ln {} "$stage/lib/"
+    cp "$here/tools/cuda_device.sh" "$dir/" # run from DIR, one level below the repository root
     cp "$here"/tools/{cuda_device.sh,bench_pytorch_gpu.py,bench_amg.py,amg_env.py,dump_sam2_amg.py,sam2_build.py,sam2_shims.py} \
         "$stage/tools/"
     mkdir -p "$stage/cuda_src" # BUILD_THERE: the plugin's sources and the headers it reads
@@ -108,7 +109,8 @@ parity() {
             for mode in chained isolated; do
                 name=$(basename "$dump" .h5)
                 rc=0
-                samc_run samc parity "$dump" --impl "$impl" $([ $mode = isolated ] && echo --isolated) \
+                timeout 300 "$D/lib/ld-linux-x86-64.so.2" --library-path "$LIBPATH" "$D/bin/samc" parity "$dump" \
+                    --impl "$impl" $([ $mode = isolated ] && echo --isolated) \
                     >"$log/parity_${impl}_${mode}_$name.log" 2>&1 || rc=$?
                 printf 'PARITY impl=%s mode=%s fixture=%s rc=%d %s | %s\n' "$impl" "$mode" "$name" "$rc" \
                     "$(grep -E '^worst rel' "$log/parity_${impl}_${mode}_$name.log" | tail -1)" \
@@ -186,20 +188,27 @@ run() {
     export SAM2_SRC=$D SAM2_COMMIT=$(cat "$dir/SAM2_COMMIT") PYTHONUNBUFFERED=1 SAMC_PLUGIN_PATH=$D/lib
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
     CUDALIB=$(cuda_libdir)
-    LIBPATH="$D/lib:$CUDALIB"
+    local drv
+    drv=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
+    LIBPATH="$D/lib:$CUDALIB${drv:+:$(dirname "$drv")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # bench_amg.py runs its samc side as one program: through the bundled loader
     printf '#!/bin/sh\nexec "%s/lib/ld-linux-x86-64.so.2" --library-path "%s" "%s/bin/bench_amg" "$@"\n' \
         "$D" "$LIBPATH" "$D" >"$D/bin/bench_amg.sh"
     chmod +x "$D/bin/bench_amg.sh"
-    log=${OUT:-$dir}/logs
+    # logs in one archive (what comes back from the GPU machine is a few files)
+    log=/tmp/samccuda-logs
     res=${OUT:-$dir}/results.txt
+    rm -rf "$log"
     mkdir -p "$log"
     : >"$res"
     header | tee -a "$res"
     [ "${BUILD_THERE:-0}" = 1 ] && build_there
     for w in $what; do
         case $w in
-            parity | optest | bench | amg) echo "== $w ($(date +%T))"; $w ;;
+            parity | optest | bench | amg)
+                echo "== $w ($(date +%T))"
+                $w
+                tar -C /tmp -cJf "${OUT:-$dir}/logs.tar.xz" samccuda-logs ;;
             *) echo "cuda_device.sh: unknown item '$w'" >&2; exit 2 ;;
         esac
     done
