@@ -36,19 +36,46 @@ samc_status cli_mkdirs(const char *dir, samc_error *err);
 typedef struct cli_outputs {
     int n, cap;
     char **tmp, **final;
+    /* When set, the commit first removes the files of stale_dir whose names
+     * match one of the `stale` patterns (fnmatch, NULL-terminated) and that
+     * this set does not write: an earlier run's outputs (mask_2.png of a
+     * --multimask run) never sit beside the new ones. */
+    const char *stale_dir;
+    const char *const *stale;
 } cli_outputs;
-/* The temporary name to write `final` to ("DIR/.NAME.tmp<pid>"); NULL when
- * out of memory. */
+/* The temporary to write `final` to ("DIR/.NAME.XXXXXX", created
+ * exclusively: core/base/tmpfile.h); NULL after a failure (named in err). */
 const char *cli_output_tmp(cli_outputs *o, const char *final, samc_error *err);
 /* Rename every temporary to its final name; on failure remove what is left. */
 samc_status cli_outputs_commit(cli_outputs *o, samc_error *err);
 /* Remove the temporaries (after a failure) and free the set. */
 void cli_outputs_discard(cli_outputs *o);
-/* Write n bytes to `path` (the caller passes a temporary name). */
+/* What segment (SAM 2 and SAM 3) and amg write into --out: an earlier run's
+ * files of these names that a new run does not rewrite are removed when
+ * the new set is committed. */
+extern const char *const cli_segment_outputs[];
+extern const char *const cli_amg_outputs[];
+/* Remove the regular files of `dir` matching `patterns` except `keep`
+ * (full paths, n of them); apps/cli_files.c. */
+void cli_remove_stale(const char *dir, const char *const *patterns, const char *const *keep, int n);
+/* Append one line (text + '\n') to fd, whole or not at all: a failed write
+ * is cut back to *len, the file's length before it; *len advances. */
+samc_status cli_append_line(int fd, const char *what, const char *text, long long *len, samc_error *err);
+/* `s` with control characters written as \xNN (file names in terminal
+ * output: an escape sequence in a frame's name must not reach the screen). */
+void cli_escape(const char *s, char *out, size_t n);
+/* SIGINT/SIGTERM/SIGHUP: remove every temporary samc created, then die of
+ * the signal as before (apps/cli_files.c; installed by samc_main.c). */
+void cli_install_signal_cleanup(void);
+/* Write n bytes to `path` (a temporary made by cli_output_tmp). */
 samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_error *err);
 
 /* --out DIR: created (mkdir -p) and checked writable before any inference;
- * failures name DIR and the system's reason. */
+ * failures name DIR and the system's reason. A DIR too long for the
+ * system's limits with CLI_OUT_NAME_ROOM more bytes (the longest name samc
+ * writes under it, "masks/<frame>_obj<id>.png" included) is refused before
+ * anything is created. */
+#define CLI_OUT_NAME_ROOM 320
 samc_status cli_prepare_out_dir(const char *dir, samc_error *err);
 /* Write `final` atomically (a temporary in the same directory, then rename):
  * a reader never sees a half-written file; errors name `final`. */

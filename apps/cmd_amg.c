@@ -106,7 +106,7 @@ static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *er
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--threads")) {
-            if ((st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err)))
+            if ((st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err)))
                 return st;
         } else
             return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
@@ -170,28 +170,28 @@ static samc_status write_images(const char *dir, const samc_image *img, const sa
                 mask[i] = m->binary[i] ? 255 : 0;
             snprintf(path, sizeof path, "%s/mask_%04lld.png", dir, (long long)order[k]);
             const char *tmp = cli_output_tmp(outs, path, err);
-            st = tmp ? samc_png_write(tmp, img->w, img->h, 1, mask, err) : SAMC_ERR_NOMEM;
+            st = tmp ? samc__png_write_into(tmp, path, img->w, img->h, 1, mask, err) : err->status;
         }
     }
     snprintf(path, sizeof path, "%s/overlay.png", dir);
     const char *tmp = st ? NULL : cli_output_tmp(outs, path, err);
     if (!st)
-        st = tmp ? samc_png_write(tmp, img->w, img->h, 3, over, err) : SAMC_ERR_NOMEM;
+        st = tmp ? samc__png_write_into(tmp, path, img->w, img->h, 3, over, err) : err->status;
     free(over), free(mask), free(order);
     return st;
 }
 
 static samc_status write_outputs(const amg_args *a, const samc_image *img, const samc_amg_result *r, samc_error *err)
 {
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_amg_outputs};
     char path[4200], *text = NULL;
     snprintf(path, sizeof path, "%s/masks.json", a->out);
-    samc_status st = cli_mkdirs(a->out, err);
+    samc_status st = cli_prepare_out_dir(a->out, err);
     const char *tmp = NULL;
     if (!st)
         st = samc_amg_to_json(r, &text, err);
     if (!st && !(tmp = cli_output_tmp(&outs, path, err)))
-        st = SAMC_ERR_NOMEM;
+        st = err->status;
     if (!st)
         st = cli_write_bytes(tmp, text, strlen(text), err);
     free(text);

@@ -24,6 +24,7 @@
 #include "core/base/error.h"
 #include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
+#include "samc.h"
 
 extern char *openblas_get_corename(void);
 extern char *openblas_get_config(void);
@@ -379,7 +380,7 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--runs")) st = cli_parse_int("--runs", v, 1, 10000, &a->runs, err);
         else if (!strcmp(f, "--warmup")) st = cli_parse_int("--warmup", v, 0, 10000, &a->warmup, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
         else if (!strcmp(f, "--prompts")) st = cli_parse_int("--prompts", v, 1, 100000, &a->prompts, err);
         else if (!strcmp(f, "--size")) st = cli_parse_int("--size", v, 32, 8192, &a->size, err);
         else if (!strcmp(f, "--image")) {

@@ -57,7 +57,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         else if (!strcmp(f, "--mask-input")) a->mask_input = v;
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
         else if (!strcmp(f, "--max-hole-area") || !strcmp(f, "--max-sprinkle-area")) {
             float x;
             if (!cli_parse_floats(v, &x, 1) || x < 0)
@@ -370,7 +370,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)

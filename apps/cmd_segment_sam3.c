@@ -238,7 +238,7 @@ samc_status cmd_segment_sam3(const seg_args *a, const samc_image *img, samc_erro
     if (!st && !(lg = mask_logits(&res, err)))
         st = err->status;
     /* every output under a temporary name, all renamed at the end or none */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_images(a, img, &res, lg, &outs, err);
     if (!st) {

@@ -3,6 +3,7 @@
  * soon as that frame is done, so an interrupted run keeps what it finished. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         else if (!strcmp(f, "--out")) a->out = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
+        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
         else if (!strcmp(f, "--start")) st = cli_parse_int("--start", v, 0, 100000000, &a->start, err);
         else if (!strcmp(f, "--max-frames")) st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err);
         else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
@@ -156,7 +157,8 @@ typedef struct track_run {
     const track_args *a;
     const samc_tracker *t;
     samc_frames *frames;           /* for the overlays */
-    FILE *jsonl;                   /* track.jsonl: one line per finished frame */
+    int jsonl;                     /* track.jsonl (fd, -1: not open): one whole line per finished frame */
+    long long jsonl_len;           /* its length after the last whole line */
     cJSON *json_frames;            /* the same, for track.json at the end */
     int done, total;
     double t_last, t_start;
@@ -253,18 +255,23 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
     cJSON_AddNumberToObject(fo, "seconds", secs);
     char path[4200];
     snprintf(path, sizeof path, "%s/track.jsonl", r->a->out);
-    if (!st && !r->jsonl && !(r->jsonl = fopen(path, "w"))) /* opened with the first finished frame */
+    /* opened with the first finished frame; never through a planted link */
+    if (!st && r->jsonl < 0 &&
+        (r->jsonl = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0)
         st = samc_fail(r->err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     char *line = st ? NULL : cJSON_PrintUnformatted(fo);
-    /* One line per frame, flushed: an interrupted run keeps the lines of
-     * the frames whose files are in place. */
-    if (!st && (!line || fprintf(r->jsonl, "%s\n", line) < 0 || fflush(r->jsonl)))
-        st = samc_fail(r->err, SAMC_ERR_IO, "%s/track.jsonl: cannot write: %s", r->a->out, strerror(errno));
+    if (!st && !line)
+        st = samc_fail(r->err, SAMC_ERR_NOMEM, "out of memory");
+    /* One whole line per frame (a failed write is cut back): an interrupted
+     * run keeps the lines of the frames whose files are in place. */
+    if (!st)
+        st = cli_append_line(r->jsonl, path, line, &r->jsonl_len, r->err);
     cJSON_free(line);
     cJSON_AddItemToArray(r->json_frames, fo);
     r->done++;
-    char detail[320];
-    snprintf(detail, sizeof detail, "(%s) %.3f s", stem, secs);
+    char detail[320], shown[256];
+    cli_escape(stem, shown, sizeof shown);
+    snprintf(detail, sizeof detail, "(%s) %.3f s", shown, secs);
     if (!st)
         cli_progress("tracking", r->done, r->total, detail);
     return st;
@@ -329,6 +336,22 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
     return st;
 }
 
+/* An earlier run's outputs in --out, removed before this run writes any:
+ * its summary and JSON lines would otherwise sit beside the new ones (an
+ * interrupted re-run left the old track.json next to the new track.jsonl),
+ * and its masks of frames or objects this run does not produce. */
+static void clear_previous_run(const char *out)
+{
+    static const char *const top[] = {"track.json", "track.jsonl", NULL}, *const masks[] = {"*_obj*.png", NULL},
+                             *const overlays[] = {"*.png", NULL};
+    char dir[4200];
+    cli_remove_stale(out, top, NULL, 0);
+    snprintf(dir, sizeof dir, "%s/masks", out);
+    cli_remove_stale(dir, masks, NULL, 0);
+    snprintf(dir, sizeof dir, "%s/overlay", out);
+    cli_remove_stale(dir, overlays, NULL, 0);
+}
+
 /* masks/, overlay/ and track.jsonl, before the model loads. */
 static samc_status prepare_outputs(track_run *r, samc_error *err)
 {
@@ -343,6 +366,8 @@ static samc_status prepare_outputs(track_run *r, samc_error *err)
     snprintf(dir, sizeof dir, "%s/track.jsonl", r->a->out);
     if (!st && access(dir, F_OK) == 0 && access(dir, W_OK))
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
+    if (!st)
+        clear_previous_run(r->a->out);
     return st;
 }
 
@@ -376,7 +401,7 @@ int cmd_track(int argc, char **argv)
     samc_error err = {0};
     samc_model *mdl = NULL;
     samc_tracker *t = NULL;
-    track_run r = {.a = &a, .err = &err, .t_start = cli_now()};
+    track_run r = {.a = &a, .err = &err, .t_start = cli_now(), .jsonl = -1};
     samc_status st = parse_args(argc, argv, &a, &err);
     if (!st)
         st = samc_frames_open_dir(a.frames, &r.frames, &err); /* validates the directory before the model loads */
@@ -404,8 +429,8 @@ int cmd_track(int argc, char **argv)
         st = write_summary(&r, t, r.json_frames, &err);
         r.json_frames = NULL;
     }
-    if (r.jsonl)
-        fclose(r.jsonl);
+    if (r.jsonl >= 0)
+        close(r.jsonl);
     if (st && r.done == 0) { /* nothing finished: leave no empty directories behind */
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/masks", a.out);

@@ -132,6 +132,7 @@ static int take_verbosity(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_install_signal_cleanup(); /* an interrupted run leaves no temporaries */
     argc = take_verbosity(argc, argv);
     if (argc < 2) {
         usage(stderr);

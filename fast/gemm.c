@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/runtime/threads.h"
 #include "fast.h"
 #include "simd.h"
 
@@ -38,8 +39,7 @@ static void blas_single_threaded_once(void)
 int samc__fast_threads(const samc_ctx *ctx)
 {
     blas_single_threaded_once();
-    const int n = ctx && ctx->num_threads > 0 ? ctx->num_threads : omp_get_max_threads();
-    return n > 0 ? n : 1;
+    return samc__threads_resolve(ctx ? ctx->num_threads : 0);
 }
 
 int samc__fast_threads_for(const samc_ctx *ctx, int64_t n)

@@ -73,6 +73,9 @@ samc_log_level samc_log_get_level(void);
 
 /* Progress of long work: `what` names it ("encode" for the image encoder's
  * blocks, "propagate" for a tracker's frames), `done` of `total` steps. */
+/* Called from inside the call it reports on: it must not call back into the
+ * predictor or tracker reporting (such calls that change it fail with
+ * SAMC_ERR_ARG; see samc_frame_masks_cb). */
 typedef void (*samc_progress_fn)(void *user, const char *what, int done, int total);
 
 /* ---- the model -------------------------------------------------------- */
@@ -83,6 +86,10 @@ typedef struct samc_model samc_model;
  * mask prompts: samc_predictor, samc_tracker) and SAM 3 (concepts: a text
  * and/or example boxes, samc_sam3_processor of samc_sam3.h). */
 typedef enum samc_family { SAMC_FAMILY_SAM2 = 2, SAMC_FAMILY_SAM3 = 3 } samc_family;
+
+/* Most threads samc runs a call on: larger requests (n_threads,
+ * samc_*_set_threads, OMP_NUM_THREADS) are refused or capped. */
+#define SAMC_MAX_THREADS 256
 
 typedef struct samc_model_params {
     /* A preset name ("sam2.1_hiera_t", "sam2_hiera_b+", ... or
@@ -131,10 +138,20 @@ const char *samc_default_impl(void);
 
 /* ---- images ------------------------------------------------------------ */
 
-/* Decode a PNG, JPEG, BMP or PNM file to 8-bit RGB (row-major h*w*3);
- * *rgb is released with samc_free. */
+/* Decode a JPEG (CMYK/YCCK converted as Pillow does), PNG, BMP, GIF, TGA,
+ * PSD, HDR, PIC or PNM file to 8-bit RGB (row-major h*w*3), as Pillow's
+ * Image.open(path).convert("RGB"); truncated and corrupt files are refused
+ * (Pillow's LOAD_TRUNCATED_IMAGES off). *rgb is released with samc_free. */
 samc_status samc_read_image(const char *path, uint8_t **rgb, int *height, int *width, samc_error *err);
-/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels. */
+/* The decompression-bomb limit every image read checks from the file's
+ * header before allocating: width*height at most this many pixels.
+ * Default: Pillow's (2 * PIL.Image.MAX_IMAGE_PIXELS = 178956970), or the
+ * environment's SAMC_MAX_IMAGE_PIXELS; never above 2^28 (and 16384 pixels a
+ * side). <= 0 restores the default. Returns the previous limit; applies to
+ * the whole process. */
+long long samc_set_image_pixel_limit(long long max_pixels);
+/* Write an 8-bit PNG with 1 (gray) or 3 (RGB) channels (libpng, row by row;
+ * a temporary beside `path`, created exclusively, renamed at the end). */
 samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
                            samc_error *err);
 /* Release memory samc handed out (samc_read_image). NULL is a no-op. */
@@ -146,7 +163,8 @@ typedef struct samc_predictor samc_predictor;
 
 typedef struct samc_predictor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", "bf16", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (OMP_NUM_THREADS, capped
+                                  at SAMC_MAX_THREADS); ref runs on one */
     /* SAM2ImagePredictor(max_hole_area=, max_sprinkle_area=): fill background
      * holes / remove foreground specks up to this many low-res pixels
      * (8-connected components) before upsampling. 0 (the default) turns each off. */
@@ -186,6 +204,7 @@ samc_status samc_predictor_set_impl(samc_predictor *p, const char *impl, samc_er
 /* "LAYER=IMPL", LAYER an official module name or prefix
  * ("image_encoder.trunk.blocks.3=ref"). */
 samc_status samc_predictor_override(samc_predictor *p, const char *layer_eq_impl, samc_error *err);
+/* n <= 0: OpenMP's default; capped at SAMC_MAX_THREADS. */
 void samc_predictor_set_threads(samc_predictor *p, int n);
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err);
@@ -249,12 +268,19 @@ typedef struct samc_frame_masks {
     const float *object_scores;  /* n_obj object-score logits (<= 0: object absent) */
 } samc_frame_masks;
 
-/* A non-OK return stops propagation with that status. */
+/* A non-OK return stops propagation with that status. `masks` is valid
+ * until the callback returns. The callback (and the tracker's progress
+ * function) may read the tracker (samc_tracker_num_frames, _frame_path,
+ * _stored_outputs, _impl, _threads) and use other objects freely; every call
+ * that would change this tracker (open, push, add, clear, remove, reset,
+ * propagate, set_*, override) fails with SAMC_ERR_ARG, and
+ * samc_tracker_free is ignored (with an error logged) until propagate
+ * returns. */
 typedef samc_status (*samc_frame_masks_cb)(void *user, const samc_frame_masks *masks);
 
 typedef struct samc_tracker_params {
     const char *impl;            /* NULL: samc_default_impl() ("fast") */
-    int n_threads;               /* 0: OpenMP's default */
+    int n_threads;               /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped) */
     /* SAM2VideoPredictor options, each < 0 (the default) for the config's:
      * fill_hole_area (8 for the official configs; 0 turns it off) and
      * non_overlap_masks (0 or 1; false in the official configs). */

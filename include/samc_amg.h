@@ -122,6 +122,9 @@ typedef struct samc_amg_progress {
     int64_t points_done, points_total;  /* prompts decoded so far, over all crops */
     int64_t masks_kept;                 /* candidates that passed the filters so far (before NMS) */
 } samc_amg_progress;
+/* Called from inside samc_amg_generate_masks: it may use other objects; a
+ * call on the predictor being used (set_image, predict, the batch and AMG
+ * calls) fails with SAMC_ERR_ARG until generate returns. */
 typedef void (*samc_amg_progress_fn)(void *user, const samc_amg_progress *p);
 
 /* One record of generate(). */

@@ -42,7 +42,7 @@ typedef struct samc_sam3_processor samc_sam3_processor;
 
 typedef struct samc_sam3_processor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped); ref runs on one */
     float threshold;           /* Sam3Processor's confidence_threshold, in [0, 1] (0.5) */
     samc_progress_fn progress; /* set_image: "encode", one step per ViT block; NULL: none */
     void *progress_user;

@@ -12,7 +12,8 @@ and for internal consistency:
     @postprocess in/0 == decoder out/0, in/1.* == (H, W), out/0[0] == masks.
 Video-task dumps (tools/dump_sam2_video.py) are recognised by /inputs@task
 and checked by check_video_file (see there); SAM 3 dumps (task sam3_image,
-tools/dump_sam3.py) by tools/check_sam3.py.
+tools/dump_sam3.py) by tools/check_sam3.py, tasks sam3_video / sam3_inst
+(tools/dump_sam3_video.py, dump_sam3_inst.py) by tools/check_sam3_video.py.
 Usage: /usr/bin/python3 tools/check_dump.py FILE.h5 [...]
 """
 
@@ -551,11 +552,13 @@ def main():
             if task == "video":
                 print(f"OK   {path}: {check_video_file(path)}")
                 continue
-            if task == "sam3_image":
-                import check_dump as imported   # check_sam3 raises that module's Failed
+            if task in ("sam3_image", "sam3_video", "sam3_inst"):
+                import check_dump as imported   # check_sam3* raise that module's Failed
                 from check_sam3 import check_sam3_file
+                from check_sam3_video import check_file as check_sam3_video_file
+                check = check_sam3_file if task == "sam3_image" else check_sam3_video_file
                 try:
-                    print(f"OK   {path}: {check_sam3_file(path)}")
+                    print(f"OK   {path}: {check(path)}")
                 except imported.Failed as e:
                     raise Failed(str(e))
                 continue

@@ -3,13 +3,14 @@
 # demo).  Usage, from the repository root:
 #   SAM2_SRC=/work/sam2src SAM3_SRC=/work/ext/sam3 FTFY_SRC=/work/ext/ftfy \
 #       bash tools/make_fixtures.sh
-# PARTS="sam2" or PARTS="sam3" regenerates one family only (default both);
+# PARTS="sam2", "sam3" or "sam3video" regenerates one part only (default all
+# three; sam3video: the SAM 3 video and predict_inst dumps of fixtures/sam3_video/);
 # WHAT=image or WHAT=video regenerates only that half of the SAM 2 part.
 # SAM2_COMMIT / SAM3_COMMIT must be set when the sources are not git
 # checkouts (the defaults below are the commits the fixtures were made from).
 set -euo pipefail
 set -f  # overrides contain [..]: no globbing
-PARTS="${PARTS:-sam2 sam3}"
+PARTS="${PARTS:-sam2 sam3 sam3video}"
 WHAT="${WHAT:-all}"
 case $WHAT in all|image|video) ;; *) echo "WHAT must be all, image or video" >&2; exit 2;; esac
 PY=/usr/bin/python3
@@ -399,6 +400,85 @@ $PY "$TOOLS/make_sam3_checkpoint.py" $S2_ARGS $(tracker3 112 16 8) \
 
 $PY "$TOOLS/check_dump.py" "$O/tiny_s1_text.h5" "$O/tiny_s2_text_boxes.h5" "$O/tiny_s3_boxes.h5"
 $PY "$TOOLS/check_sam3.py" --checkpoint "$O/tiny_s2_sam3.pt" --against "$O/tiny_s2_text_boxes.h5"
+ls -l "$O"
+}
+
+# ==========================================================================
+# SAM 3 video and predict_inst (tools/dump_sam3_video.py, dump_sam3_inst.py):
+# fixtures/sam3_video/ (docs/parity_sam3_video.md; fixtures/README.md says
+# which path each exercises, from the counters the tools print)
+# ==========================================================================
+# A slim detector (1 fusion-encoder, decoder and geometry layer; the image
+# fixtures cover the deep ones) on top of tiny3 / vit3:
+slim3() {
+  echo --set transformer.encoder.num_layers=1 --set transformer.decoder.num_layers=1 \
+    --set input_geometry_encoder.num_layers=1
+}
+
+sam3video_part() {
+: "${SAM3_SRC:?set SAM3_SRC to the official sam3 source tree}"
+: "${FTFY_SRC:?set FTFY_SRC to a python-ftfy checkout (the real ftfy)}"
+export SAM3_SRC FTFY_SRC
+export SAM3_COMMIT="${SAM3_COMMIT:-99d02f28c8d34610ab35559b72642b01f10fdb1e}"
+local O="$OUT/sam3_video"
+mkdir -p "$O"
+
+# ---- VT: one video session that exercises the whole detector-tracker loop.
+#      R = 56 (G = 4: detector and tracker low-res masks 16 x 16, memory
+#      inputs 64 x 64), D = 16, 8 queries, ViT embed 16, 2 blocks (block 1
+#      global), text width 2, 1 layer; tracker width 16, memory dim 8, one
+#      memory-attention layer; a synthetic 8-frame 48 x 64 clip (synth_clip,
+#      seeded by --seed like the weights).  Random weights with four nudges that make the
+#      random detector's and tracker's numbers land where the loop's decisions
+#      are taken (all documented in fixtures/README.md): the presence bias +3
+#      and the prompt projection bias +2 lift detection scores to 0.7-0.95 and
+#      spread them over the queries (thresholds 0.75 / 0.75 keep some), the
+#      segmentation head's embedding biases +0.3 make detection masks large,
+#      and the tracker's object-score bias is set so that tracked objects
+#      flicker around presence (vanish and come back).  Loop thresholds: hot
+#      start 3 frames with removal after 1 unmatched / duplicated frame,
+#      reconditioning every 2nd frame, occlusion IoU 0.5, hole fill 4,
+#      at most 2 objects, det NMS 0.3, association 0.1 / 0.25.
+#      Requests: a text prompt on frame 2 propagated both ways (forward 2..7,
+#      backward 1..0); a click (a positive and a negative point) on the first
+#      object shown, then a partial propagation (forward, 2 frames) and a
+#      fetch; a box-only prompt on frame 5 (a new session) propagated both
+#      ways over 2 frames.
+VT_ARGS="$(tiny3 56 16 2 64 8 2 1 1) $(vit3 16 2 2 4 [1] 28) $(slim3) $(tracker3 56 16 8)
+  --video-set image_size=56 --seed 5233 --threads 1
+  --nudge detector.transformer.decoder.presence_token_head.layers.2.bias=3
+  --nudge detector.dot_prod_scoring.prompt_proj.bias=2
+  --nudge detector.segmentation_head.instance_seg_head.bias=0.3
+  --nudge detector.segmentation_head.mask_predictor.mask_embed.layers.2.bias=0.3
+  --nudge tracker.sam_mask_decoder.pred_obj_score_head.layers.2.bias=-0.616
+  --video-set score_threshold_detection=0.75 --video-set new_det_thresh=0.75
+  --video-set det_nms_thresh=0.3 --video-set assoc_iou_thresh=0.1 --video-set-new trk_assoc_iou_thresh=0.25
+  --video-set hotstart_delay=3 --video-set hotstart_unmatch_thresh=1 --video-set hotstart_dup_thresh=1
+  --video-set recondition_every_nth_frame=2 --video-set fill_hole_area=4
+  --video-set suppress_overlapping_based_on_recent_occlusion_threshold=0.5
+  --video-set-new max_num_objects=2"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3_video.py" $VT_ARGS --clip-size 48x64 --clip-frames 8 \
+  --request "add_prompt;frame=2;text=a red car" --request "propagate" \
+  --request "add_prompt;frame=shown;obj=first;points=0.5,0.45,1|0.1,0.1,0" \
+  --request "propagate;max=2" --request "propagate;direction=forward;max=2" \
+  --request "add_prompt;frame=5;box=0.25,0.2,0.5,0.6,1" --request "propagate;max=2" \
+  --variant tiny_vt_sam3_r56_loop --compress --out "$O/tiny_vt_loop.h5"
+
+# ---- VI: predict_inst.  R = 112 (G = 8, low-res 32 x 32), the same widths
+#      with 4 queries, max_hole_area 16 (the default 256 covers a whole 16 x 16
+#      map at tiny sizes); a synthetic 90 x 120 image.  Prompts: one click
+#      (multimask), a box alone (single mask: stability fallback), two clicks
+#      with the previous mask as input (single mask).
+VI_ARGS="$(tiny3 112 16 2 64 4 2 1 1) $(vit3 16 2 2 4 [1] 56) $(slim3) $(tracker3 112 16 8)
+  --set-new inst_interactive_predictor.max_hole_area=16 --seed 3 --threads 1"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3_inst.py" $VI_ARGS --image-size 90x120 \
+  --prompt "points=60,40,1" --prompt "box=20,15,100,70 multimask=0" \
+  --prompt "points=50,50,1;90,20,0 mask=prev multimask=0" \
+  --variant tiny_vi_sam3_r112_inst --compress --out "$O/tiny_vi_inst.h5"
+
+$PY "$TOOLS/check_sam3_video.py" "$O/tiny_vt_loop.h5" "$O/tiny_vi_inst.h5"
 ls -l "$O"
 }
 

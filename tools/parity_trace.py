@@ -221,12 +221,15 @@ class Writer:
             array = np.ascontiguousarray(np.stack([array.real, array.imag], axis=-1)
                                          .astype(np.float32))
         kw = {}
-        if self.compress and array.nbytes >= self.MIN_COMPRESS_BYTES and array.ndim > 0:
+        if self.compress and self.worth_compressing(array):
             kw = dict(compression="gzip", compression_opts=9, shuffle=True)
         d = group.create_dataset(name, data=array, **kw)
         if complex_dtype:
             set_str_attr(d, "torch_dtype", complex_dtype)
         return d
+
+    def worth_compressing(self, array):
+        return array.nbytes >= self.MIN_COMPRESS_BYTES and array.ndim > 0
 
     def slots(self, group, items):
         """Write (slot, value) pairs: arrays as datasets, the rest as attrs."""
@@ -303,6 +306,36 @@ class LinkingWriter(Writer):
             set_str_attr(g, "module", rec.module)
             g.attrs.create("call", np.int64(rec.call))
             set_str_attr(g, "class", rec.cls)
+            write_scope_attrs(g, getattr(rec, "attrs", {}))
             self.slots(self.group(g, "in"), rec.inputs)
             self.slots(self.group(g, "out"), rec.outputs)
         self._seen = None
+
+
+def write_scope_attrs(g, attrs):
+    """Extra record attributes (the video tasks' scope: frame_idx, obj_id,
+    obj_ids, samc_note): ints as int64, int lists as int64 arrays, strings as
+    UTF-8.  Keys starting with '_' are the tracer's private context."""
+    for k, v in attrs.items():
+        if k.startswith("_") or v is None:
+            continue
+        if isinstance(v, str):
+            set_str_attr(g, k, v)
+        elif isinstance(v, (list, tuple, np.ndarray)):
+            g.attrs.create(k, np.asarray(v, dtype=np.int64).reshape(-1))
+        else:
+            g.attrs.create(k, np.int64(v))
+
+
+class CompactLinkingWriter(LinkingWriter):
+    """LinkingWriter for traces of many small records (the SAM 3 video and
+    predict_inst dumps): gzip only where it pays -- integer and boolean
+    arrays (masks, ids) of >= 4 KiB, float arrays of >= 64 KiB (random
+    float32 values barely compress, and each chunked dataset costs an index)."""
+
+    def worth_compressing(self, array):
+        if array.ndim == 0:
+            return False
+        if array.dtype.kind in "iub":
+            return array.nbytes >= 4096
+        return array.nbytes >= 65536

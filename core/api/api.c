@@ -14,7 +14,17 @@ struct samc_predictor {
     samc_progress_fn progress;
     void *progress_user;
     int blocks_done;                 /* encoder progress of the current set_image */
+    int busy;                        /* inside set_image (its progress function runs) */
 };
+
+void samc__predictor_set_busy(samc_predictor *p, int busy) { p->busy = busy; }
+
+samc_status samc__predictor_refuse_busy(const samc_predictor *p, const char *func, samc_error *err)
+{
+    return p && p->busy ? samc_fail(err, SAMC_ERR_ARG, "%s: not allowed from inside a callback of a call running on "
+                                    "this predictor (its progress function)", func)
+                        : SAMC_OK;
+}
 
 samc_predictor_params samc_predictor_default_params(void)
 {
@@ -141,12 +151,17 @@ samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int 
     SAMC_API_ENTER(err);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rgb, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err); /* the encoder runs on p's features */
+    if (bs)
+        return bs;
     samc_frame_features_release(&p->features);
     p->has_image = false;
     p->blocks_done = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, encode_progress, p);
+    p->busy = 1;
     samc_status st = samc_sam2_encode_image(&p->x, p->model->sam2, rgb, h, w, &p->features, err);
+    p->busy = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, NULL, NULL);
     p->has_image = st == SAMC_OK;
@@ -163,6 +178,8 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
     SAMC_API_ENTER(err);
     SAMC_API_NEED(out, err);
     memset(out, 0, sizeof *out);
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rq, err);
     if (!p->has_image)

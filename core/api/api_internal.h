@@ -50,6 +50,11 @@ samc_status samc__api_load_legacy(const char *checkpoint, const char *config, co
 void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
 
 samc_exec *samc__predictor_exec(samc_predictor *p);
+/* Mark p as running a call whose callbacks may call back into it (AMG's
+ * progress): set_image, predict and the AMG/batch calls refuse it meanwhile.
+ * samc__predictor_refuse_busy fails with the calling function's name. */
+void samc__predictor_set_busy(samc_predictor *p, int busy);
+samc_status samc__predictor_refuse_busy(const samc_predictor *p, const char *func, samc_error *err);
 const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p);
 /* NULL when no image is set. */
 const samc_frame_features *samc__predictor_features(const samc_predictor *p);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core/api/api_internal.h"
+#include "core/runtime/threads.h"
 #include "core/models/family.h"
 
 samc_model_params samc_model_default_params(void)
@@ -27,7 +28,7 @@ static samc_status load_sam3(const char *path, const samc_model_params *mp, samc
                        "anyway)", fe.msg);
     if (!st && mp->vocab)
         st = samc_sam3_model_set_vocab(m->sam3, NULL, 0, mp->vocab, err);
-    else if (!st && !m->sam3->tok)
+    else if (!st && !m->sam3->language.tok)
         st = samc_fail(err, SAMC_ERR_ARG, "%s: a SAM 3 model needs the tokenizer's vocabulary "
                        "bpe_simple_vocab_16e6.txt.gz: give it with --vocab FILE (samc_model_params.vocab)", path);
     if (mp->config)
@@ -106,7 +107,7 @@ int samc_model_image_size(const samc_model *model)
 {
     if (!model)
         return 0;
-    return model->family == SAMC_FAMILY_SAM3 ? model->sam3->resolution : model->sam2->cfg.image_size;
+    return model->family == SAMC_FAMILY_SAM3 ? model->sam3->cfg.resolution : model->sam2->cfg.image_size;
 }
 
 samc_status samc__api_need_family(const samc_model *m, samc_family want, const char *what, samc_error *err)
@@ -122,8 +123,9 @@ samc_status samc__api_need_family(const samc_model *m, samc_family want, const c
 
 samc_status samc__api_setup_exec(samc_exec *x, const char *impl, int n_threads, samc_error *err)
 {
-    if (n_threads < 0)
-        return samc_fail(err, SAMC_ERR_ARG, "n_threads must be >= 0 (0: OpenMP's default), got %d", n_threads);
+    if (n_threads < 0 || n_threads > SAMC_MAX_THREADS)
+        return samc_fail(err, SAMC_ERR_ARG, "n_threads must be 0..%d (0: OpenMP's default), got %d", SAMC_MAX_THREADS,
+                         n_threads);
     samc_exec_set_threads(x, n_threads);
     return samc_exec_set_impl(x, impl ? impl : samc_default_impl(), err);
 }
@@ -132,7 +134,7 @@ int samc__api_threads(const samc_exec *x)
 {
     if (x->impl->single_threaded) /* the registry says so; no implementation is named here */
         return 1;
-    return x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    return samc__threads_resolve(x->ctx.num_threads);
 }
 
 samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,

@@ -19,7 +19,19 @@ struct samc_tracker {
     samc_progress_fn progress;
     void *progress_user;
     int done, total;                  /* progress of the current propagate */
+    int busy;                         /* inside propagate (its callbacks run): mutating calls refused */
 };
+
+/* A call that would change or free the state a running propagate walks
+ * (its callback or progress function calling back into the tracker) is
+ * refused: opening other frames from the callback freed the video under
+ * the loop (heap-use-after-free). */
+#define NOT_BUSY(t, err)                                                                                          \
+    do {                                                                                                           \
+        if ((t) && (t)->busy)                                                                                      \
+            return samc_fail((err), SAMC_ERR_ARG, "%s: not allowed from inside a samc_tracker_propagate "          \
+                             "callback (it would change the video being propagated)", __func__);                \
+    } while (0)
 
 samc_tracker_params samc_tracker_default_params(void)
 {
@@ -82,6 +94,11 @@ void samc_tracker_free(samc_tracker *t)
 {
     if (!t)
         return;
+    if (t->busy) { /* from a propagate callback: the loop still runs on it */
+        samc__log(SAMC_LOG_ERROR, "samc_tracker_free: ignored inside a samc_tracker_propagate callback (free the "
+                  "tracker after propagate returns)");
+        return;
+    }
     samc_video_masks_free(&t->last);
     samc_video_free(t->video);
     samc_exec_free(&t->x);
@@ -96,6 +113,7 @@ int samc_tracker_threads(const samc_tracker *t) { return t ? samc__api_threads(&
 samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     return samc_exec_set_impl(&t->x, impl ? impl : samc_default_impl(), err);
 }
@@ -103,6 +121,7 @@ samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error 
 samc_status samc_tracker_override(samc_tracker *t, const char *spec, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(spec, err);
     return samc_exec_add_override(&t->x, spec, err);
@@ -110,13 +129,14 @@ samc_status samc_tracker_override(samc_tracker *t, const char *spec, samc_error 
 
 void samc_tracker_set_threads(samc_tracker *t, int n)
 {
-    if (t)
+    if (t && !t->busy)
         samc_exec_set_threads(&t->x, n > 0 ? n : 0);
 }
 
 samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     if (!(fill_hole_area >= 0))
         return samc_fail(err, SAMC_ERR_ARG, "fill_hole_area must be >= 0 (got %g)", fill_hole_area);
@@ -139,6 +159,7 @@ static samc_status open_frames(samc_tracker *t, samc_frames *f, samc_error *err)
 samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(dir, err);
     samc_frames *f = NULL;
@@ -149,6 +170,7 @@ samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_
 samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(rgb, err);
     samc_frames *f = NULL;
@@ -159,6 +181,7 @@ samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T,
 samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(rgb, err);
     samc_frames *f = NULL;
@@ -193,6 +216,7 @@ samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, cons
                                     samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -209,6 +233,7 @@ samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const 
                                   samc_frame_masks *out, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -237,17 +262,22 @@ samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, i
                                    void *user, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
     t->cb = cb, t->user = user;
     t->done = 0;
-    return samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
+    t->busy = 1;
+    st = samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
+    t->busy = 0;
+    return st;
 }
 
 samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -258,6 +288,7 @@ samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, 
 samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     return st ? st : samc_video_clear_frame(t->video, frame, obj_id, err);
 }
@@ -265,6 +296,7 @@ samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, sam
 samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     return st ? st : samc_video_remove_object(t->video, obj_id, err);
 }
@@ -272,6 +304,7 @@ samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *
 samc_status samc_tracker_reset(samc_tracker *t, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     if (t->video)
         samc_video_reset(t->video);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/runtime/threads.h"
 
 const samc_scope samc_no_scope = {-1, -1};
 
@@ -54,7 +55,7 @@ samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_e
 
 int samc_exec_wire_threads(const samc_exec *x, int64_t n)
 {
-    const int nt = x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    const int nt = samc__threads_resolve(x->ctx.num_threads);
     const int64_t pieces = n / 65536;
     return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
 }
@@ -324,7 +325,7 @@ samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *e
     return st;
 }
 
-void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? n : 0; }
+void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? samc__threads_resolve(n) : 0; }
 
 void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user)
 {

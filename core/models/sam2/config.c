@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/tracker/tracker_layers.h" /* the arrays the layer counts index */
 
 int samc_hiera_depth(const samc_hiera_config *h)
 {
@@ -81,7 +82,7 @@ static samc_status validate_ranges(const samc_sam2_config *c, samc_error *err)
     RANGE(n->pe.scale, -1e6, 1e6, "image_encoder.neck.position_encoding.scale");
     const samc_memory_attention_config *ma = &c->mem_attn;
     RANGE(ma->d_model, 1, 65536, "memory_attention.d_model");
-    RANGE(ma->num_layers, 0, 64, "memory_attention.num_layers");
+    RANGE(ma->num_layers, 0, SAMC_MAX_MEMATTN_LAYERS, "memory_attention.num_layers");
     RANGE(ma->dim_feedforward, 1, 1 << 20, "memory_attention.layer.dim_feedforward");
     RANGE(ma->self_heads, 1, 1024, "memory_attention.layer.self_attention.num_heads");
     RANGE(ma->cross_heads, 1, 1024, "memory_attention.layer.cross_attention.num_heads");
@@ -100,7 +101,7 @@ static samc_status validate_ranges(const samc_sam2_config *c, samc_error *err)
     RANGE(me->ds_padding, 0, 15, "memory_encoder.mask_downsampler.padding");
     RANGE(me->ds_total_stride, 1, 1024, "memory_encoder.mask_downsampler.total_stride");
     RANGE(me->ds_embed_dim, 1, 65536, "memory_encoder.mask_downsampler.embed_dim");
-    RANGE(me->fuser_layers, 0, 64, "memory_encoder.fuser.num_layers");
+    RANGE(me->fuser_layers, 0, SAMC_MAX_FUSER_LAYERS, "memory_encoder.fuser.num_layers");
     RANGE(me->fuser_dim, 1, 65536, "memory_encoder.fuser.layer.dim");
     RANGE(me->fuser_kernel, 1, 31, "memory_encoder.fuser.layer.kernel_size");
     RANGE(me->fuser_padding, 0, 31, "memory_encoder.fuser.layer.padding");
@@ -186,8 +187,19 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
         c->image_size % (4 * h->patch_stride))
         return samc_fail(err, SAMC_ERR_FORMAT, "config: image_size %d must be a multiple of backbone_stride %d",
                          c->image_size, c->backbone_stride);
-    if (c->image_size > 8192)
-        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: image_size %d is over 8192", c->image_size);
+    if (c->image_size > SAMC_SAM2_MAX_IMAGE_SIZE)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED,
+                         "config: image_size %d is over %d (the released models use 1024; the encoder's work grows "
+                         "with the square of the size and its global attention with the fourth power)",
+                         c->image_size, SAMC_SAM2_MAX_IMAGE_SIZE);
+    /* Hiera._get_pos_embed tiles pos_embed_window (window_spec[0] square)
+     * over the patch grid: the official code fails to broadcast otherwise. */
+    const int grid = c->image_size / h->patch_stride;
+    if (grid % h->window_spec[0])
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: image_size %d gives a %dx%d patch grid, which the %dx%d position-embedding window "
+                         "(window_spec[0]) does not tile", c->image_size, grid, grid, h->window_spec[0],
+                         h->window_spec[0]);
     return validate_ranges(c, err);
 }
 
