@@ -85,8 +85,9 @@ static const cli_command commands[] = {
      "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
      "  --config NAME|FILE      config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
-     "  --impls                 the implementations (CKPT optional)\n"
+     "  --impls                 the implementations, the plugins' too (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
+     "  --impl NAME             with --layers: which implementation serves each layer\n"
      "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
      "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
