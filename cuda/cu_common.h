@@ -202,9 +202,18 @@ void cu_gemm_batched_f32(cu_dev *d, bool ta, bool tb, int m, int n, int k, const
 void cu_static_add(size_t bytes);
 /* Whether SAMC_CUDA_TIMING asks for the GPU times of the whole bodies. */
 bool cu_timing(void);
-/* One line on stderr: `what` took ms between the events (and the peak
- * device memory so far: the stream pool's high-water mark plus the rest). */
-void cu_timing_report(const char *what, cudaEvent_t a, cudaEvent_t b, cudaEvent_t c);
+/* The GPU time of a whole body when SAMC_CUDA_TIMING asks for it: marks
+ * 0 (start), 1 (the work done) and 2 (the copies out done) on the stream;
+ * report() writes one line on stderr with both times and the peak device
+ * memory so far (the stream pool's high-water mark plus the rest). Inert
+ * otherwise. */
+struct cu_timer {
+    cudaEvent_t ev[3] = {};
+    explicit cu_timer(cudaStream_t s);
+    void mark(int i, cudaStream_t s);
+    void report(const char *what);
+    ~cu_timer();
+};
 
 /* ---- implementation plumbing ------------------------------------------------- */
 

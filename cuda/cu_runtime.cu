@@ -79,11 +79,29 @@ bool cu_timing(void)
     return on;
 }
 
-void cu_timing_report(const char *what, cudaEvent_t a, cudaEvent_t b, cudaEvent_t c)
+cu_timer::cu_timer(cudaStream_t s)
 {
+    if (!cu_timing())
+        return;
+    for (int i = 0; i < 3; i++)
+        CU(cudaEventCreate(&ev[i]));
+    mark(0, s);
+}
+
+void cu_timer::mark(int i, cudaStream_t s)
+{
+    if (ev[i])
+        CU(cudaEventRecord(ev[i], s));
+}
+
+/* after the stream was synchronised */
+void cu_timer::report(const char *what)
+{
+    if (!ev[0])
+        return;
     float ab = 0, ac = 0;
-    cudaEventElapsedTime(&ab, a, b);
-    cudaEventElapsedTime(&ac, a, c);
+    cudaEventElapsedTime(&ab, ev[0], ev[1]);
+    cudaEventElapsedTime(&ac, ev[0], ev[2]);
     int dev = 0;
     cudaGetDevice(&dev);
     cudaMemPool_t pool;
@@ -92,6 +110,13 @@ void cu_timing_report(const char *what, cudaEvent_t a, cudaEvent_t b, cudaEvent_
         cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high);
     fprintf(stderr, "cuda-timing %s gpu_ms=%.3f with_copies_ms=%.3f peak_mib=%.0f\n", what, ab, ac,
             (double)(high + static_bytes.load()) / 1048576.0);
+}
+
+cu_timer::~cu_timer()
+{
+    for (int i = 0; i < 3; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
 }
 
 /* ---- buffers ----------------------------------------------------------------- */

@@ -306,15 +306,9 @@ extern "C" samc_status samc_cuda_image_features(samc_ctx *ctx, const samc_sam2_i
                 b = cu_buf((size_t)p->sH[k] * p->sH[k] * c->cout * sizeof(float), d->s);
         }
         CU(cudaMemcpyAsync(p->img.p, img->data, p->img.bytes, cudaMemcpyHostToDevice, d->s));
-        cudaEvent_t ev[3] = {};
-        if (cu_timing())
-            for (int i = 0; i < 3; i++)
-                CU(cudaEventCreate(&ev[i]));
-        if (ev[0])
-            CU(cudaEventRecord(ev[0], d->s));
+        cu_timer timer(d->s);
         run(ctx, d, p, spec);
-        if (ev[1])
-            CU(cudaEventRecord(ev[1], d->s));
+        timer.mark(1, d->s);
         /* the features: NCHW device copies, then into the pinned host views */
         const int e_side = p->sH[K - 1];
         const float *top = p->lvl[K - 1].f();
@@ -345,14 +339,9 @@ extern "C" samc_status samc_cuda_image_features(samc_ctx *ctx, const samc_sam2_i
             CU(cudaMemcpyAsync((void *)m.host, m.dev, m.bytes, cudaMemcpyDeviceToHost, d->s));
         CU(cudaMemcpyAsync(f->vision_pos.data, pe, (size_t)D * e_side * e_side * sizeof(float), cudaMemcpyDeviceToHost,
                            d->s));
-        if (ev[2])
-            CU(cudaEventRecord(ev[2], d->s));
+        timer.mark(2, d->s);
         CU(cudaStreamSynchronize(d->s));
-        if (ev[0]) {
-            cu_timing_report(prec == CU_BF16 ? "image_features(bf16)" : "image_features(fp32)", ev[0], ev[1], ev[2]);
-            for (int i = 0; i < 3; i++)
-                cudaEventDestroy(ev[i]);
-        }
+        timer.report(prec == CU_BF16 ? "image_features(bf16)" : "image_features(fp32)");
     });
     cu_features_attach(f, cf); /* on failure too: releasing f gives everything back */
     return st;

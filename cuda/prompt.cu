@@ -203,12 +203,7 @@ extern "C" samc_status samc_cuda_sam_heads(samc_ctx *ctx, const samc_prompt_enco
                     B, M, 4 * e, 4 * e);
         cu_dev *d = cu_dev_of(ctx);
         cu_arena *A = arena_of(pe, slot);
-        cudaEvent_t ev[3] = {};
-        if (cu_timing())
-            for (int i = 0; i < 3; i++)
-                CU(cudaEventCreate(&ev[i]));
-        if (ev[0])
-            CU(cudaEventRecord(ev[0], d->s));
+        cu_timer timer(d->s);
         /* the tokens: [obj_score?, iou, mask tokens, sparse] per prompt */
         std::vector<float> tok((size_t)B * T * D);
         for (int b = 0; b < B; b++) {
@@ -295,23 +290,17 @@ extern "C" samc_status samc_cuda_sam_heads(samc_ctx *ctx, const samc_prompt_enco
         }
         cu_buf mk((size_t)cu_numel(masks) * 4, d->s), io((size_t)B * M * 4, d->s), ob((size_t)B * 4, d->s);
         cu_mask_heads(d, slot, dec, B, T, Q.f(), K.f(), e, e, s0, s1, false, mk.f(), io.f(), ob.f());
-        if (ev[1])
-            CU(cudaEventRecord(ev[1], d->s));
+        timer.mark(1, d->s);
         CU(cudaMemcpyAsync(masks->data, mk.p, mk.bytes, cudaMemcpyDeviceToHost, d->s));
         CU(cudaMemcpyAsync(iou->data, io.p, io.bytes, cudaMemcpyDeviceToHost, d->s));
         CU(cudaMemcpyAsync(obj->data, ob.p, ob.bytes, cudaMemcpyDeviceToHost, d->s));
         if (!ctx->tracing)
             CU(cudaMemcpyAsync(hs->data, Q.p, Q.bytes, cudaMemcpyDeviceToHost, d->s));
-        if (ev[2])
-            CU(cudaEventRecord(ev[2], d->s));
+        timer.mark(2, d->s);
         CU(cudaStreamSynchronize(d->s));
         cu_mask_heads_finish(dec, B, iou->data, obj->data);
-        if (ev[0]) {
-            char what[64];
-            snprintf(what, sizeof what, "sam_heads(B=%d)", B);
-            cu_timing_report(what, ev[0], ev[1], ev[2]);
-            for (int i = 0; i < 3; i++)
-                cudaEventDestroy(ev[i]);
-        }
+        char what[64];
+        snprintf(what, sizeof what, "sam_heads(B=%d)", B);
+        timer.report(what);
     });
 }

@@ -33,6 +33,7 @@
 # libraries. docs/benchmarks.md has the numbers and how they were taken.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/device_pack.sh"
 cmd=${1:?usage: bench_device.sh pack|run [DIR] [WHAT]}
 dir=$(realpath -m "${2:-$here/.devbench}")
 
@@ -43,23 +44,15 @@ pack() {
         -DCMAKE_C_FLAGS="-march=x86-64-v4 -mtune=generic" >/dev/null
     cmake --build "$build" -j2 --target samc_cli test_gemm_kernels test_attention_kernels test_ops >/dev/null
     cc -O2 -march=x86-64-v4 -I "$here/include" "$here/tools/bench_video.c" "$build/libsamc.a" \
-        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib 2>/dev/null ||
-          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz) \
+        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb libpng 2>/dev/null ||
+          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng) \
         -fopenmp -lm -o "$build/bench_video"
     stage=$(mktemp -d)
-    mkdir -p "$stage/bin" "$stage/lib" "$dir"
-    for b in samc bench_video test_gemm_kernels test_attention_kernels test_ops; do
-        cp "$build/$b" "$stage/bin/"
-        ldd "$build/$b" | awk '/=> \//{print $3} /ld-linux/{print $1}' | xargs -r -I{} cp -Ln {} "$stage/lib/"
-    done
+    mkdir -p "$dir"
+    bundle_programs "$stage" "$build"/{samc,bench_video,test_gemm_kernels,test_attention_kernels,test_ops}
     tar -C "$stage" -cJf "$dir/bundle.tar.xz" bin lib
     rm -rf "$stage"
-    local root=$SAM2_SRC
-    [ -d "$root/sam2/modeling" ] || root=$(dirname "$SAM2_SRC")
-    tar -C "$root" -cJf "$dir/sam2src.tar.xz" --exclude='*.pyc' --exclude='*.so' sam2
-    (cd "$root" && git rev-parse HEAD 2>/dev/null || echo "${SAM2_COMMIT:?no .git: give SAM2_COMMIT}") \
-        >"$dir/SAM2_COMMIT"
-    git -C "$here" rev-parse --short HEAD >"$dir/SAMC_COMMIT"
+    pack_sources "$dir"
     du -sh "$dir"/*
 }
 

@@ -40,22 +40,12 @@ def parse_args():
     return p.parse_args()
 
 
-def synth(w, h):
-    import numpy as np
-    x = np.arange(w)[None, :]
-    y = np.arange(h)[:, None]
-    img = np.zeros((h, w, 3), np.uint8)
-    img[..., 0] = (x * 255) // w
-    img[..., 1] = (y * 255) // h
-    img[..., 2] = (((x // 64 + y // 64) % 2) * 160 + ((x * y) % 61)).astype(np.uint8)
-    return img
-
-
 def main():
     args = parse_args()
     import numpy as np
     import torch
     import sam2_build
+    from bench_pytorch import synth  # the same synthetic image as samc bench
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -36,6 +36,7 @@
 # (cuda,cuda-bf16), MODES (fp32,bf16,compile), AMG_RUNS (2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+[ -f "$here/tools/device_pack.sh" ] && . "$here/tools/device_pack.sh" # pack only (run works from DIR)
 cmd=${1:?usage: cuda_device.sh pack|run [DIR] [WHAT]}
 dir=$(realpath -m "${2:-$here/build-cudadev}")
 
@@ -51,28 +52,19 @@ pack() {
           echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng) \
         -fopenmp -lm -o "$build/bench_amg"
     stage=$(mktemp -d)
-    mkdir -p "$stage/bin" "$stage/lib" "$stage/tools" "$dir"
-    for b in samc test_ops bench_amg; do
-        cp "$build/$b" "$stage/bin/"
-        ldd "$build/$b" | awk '/=> \//{print $3} /ld-linux/{print $1}' | xargs -r -I{} cp -Ln {} "$stage/lib/"
-    done
+    mkdir -p "$stage/tools" "$dir"
+    bundle_programs "$stage" "$build"/{samc,test_ops,bench_amg}
     cp "$build/libsamc_cuda.so" "$stage/lib/"
     # the plugin's own needs, but CUDA's libraries: the GPU machine's match its driver
     ldd "$build/libsamc_cuda.so" | awk '/=> \//{print $3}' | grep -Ev '/libcu(blas|blasLt|da|dart)\.so' |
         xargs -r -I{} cp -Ln {} "$stage/lib/"
     cp "$here/tools/cuda_device.sh" "$dir/" # run from DIR, one level below the repository root
-    cp "$here"/tools/{cuda_device.sh,bench_pytorch_gpu.py,bench_amg.py,amg_env.py,dump_sam2_amg.py,sam2_build.py,sam2_shims.py} \
-        "$stage/tools/"
+    cp "$here"/tools/*.py "$here/tools/cuda_device.sh" "$stage/tools/" # the Python sides import each other
     mkdir -p "$stage/cuda_src" # BUILD_THERE: the plugin's sources and the headers it reads
     cp -r "$here/cuda" "$here/include" "$here/core" "$stage/cuda_src/"
     tar -C "$stage" -cJf "$dir/bundle.tar.xz" bin lib tools cuda_src
     rm -rf "$stage"
-    local root=$SAM2_SRC
-    [ -d "$root/sam2/modeling" ] || root=$(dirname "$SAM2_SRC")
-    tar -C "$root" -cJf "$dir/sam2src.tar.xz" --exclude='*.pyc' --exclude='*.so' sam2
-    (cd "$root" && git rev-parse HEAD 2>/dev/null || echo "${SAM2_COMMIT:?no .git: give SAM2_COMMIT}") \
-        >"$dir/SAM2_COMMIT"
-    git -C "$here" rev-parse --short HEAD >"$dir/SAMC_COMMIT"
+    pack_sources "$dir"
     du -sh "$dir"/*
 }
 
