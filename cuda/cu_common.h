@@ -143,8 +143,7 @@ struct cu_plan {
 
 struct cu_dev {
     int device = 0;
-    cudaStream_t s = nullptr;                  /* every kernel */
-    cudaStream_t copy = nullptr;               /* features to the host while the encoder runs */
+    cudaStream_t s = nullptr;                  /* every kernel and copy of this exec, in order */
     cublasHandle_t blas = nullptr;
     cublasLtHandle_t lt = nullptr;
     void *lt_ws = nullptr;

@@ -343,7 +343,6 @@ cu_dev *cu_dev_of(samc_ctx *ctx)
     std::unique_ptr<cu_dev> d(new cu_dev());
     CU(cudaGetDevice(&d->device));
     CU(cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking));
-    CU(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
     CUBLAS(cublasCreate(&d->blas));
     CUBLAS(cublasSetStream(d->blas, d->s));
     /* fp32 stays fp32: the default math mode uses no TF32 (that takes
@@ -438,8 +437,6 @@ cu_dev::~cu_dev()
         cublasLtDestroy(lt);
     if (blas)
         cublasDestroy(blas);
-    if (copy)
-        cudaStreamDestroy(copy);
     if (s)
         cudaStreamDestroy(s);
 }
