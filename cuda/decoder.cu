@@ -43,17 +43,23 @@ void attention(cu_dev *d, int slot, const samc_attention *a, int B, int Lq, int 
     const cu_lin *Lq_ = cu_prepared(&a->q, slot), *Lk_ = cu_prepared(&a->k, slot), *Lv = cu_prepared(&a->v, slot);
     const cu_lin *Lo = cu_prepared(&a->out, slot);
     cu_buf cvt, qp((size_t)B * Lq * C * 4, d->s), kp((size_t)B * Lk * C * 4, d->s), vp((size_t)B * Lk * C * 4, d->s);
-    cu_buf o((size_t)B * Lq * C * 4, d->s), S((size_t)B * Lq * Lk * 4, d->s);
+    cu_buf o((size_t)B * Lq * C * 4, d->s), S((size_t)(B == 1 ? a->heads : B) * Lq * Lk * 4, d->s);
     lin(d, Lq_, q_in, D, (int64_t)B * Lq, qp.f(), C, cvt);
     lin(d, Lk_, k_in, Lk_->in, (int64_t)B * Lk, kp.f(), C, cvt);
     lin(d, Lv, v_in, Lv->in, (int64_t)B * Lk, vp.f(), C, cvt);
     const float scale = (float)(1.0 / std::sqrt((double)hd));
-    for (int h = 0; h < a->heads; h++) {
-        cu_attn_scores(d, CU_F32, B, Lq, Lk, hd, scale, qp.f() + h * hd, C, (int64_t)Lq * C, kp.f() + h * hd, C,
-                       (int64_t)Lk * C, S.f());
-        k_softmax(d->s, S.f(), (int64_t)B * Lq, Lk, S.f(), false);
-        cu_attn_values(d, CU_F32, B, Lq, Lk, hd, S.f(), vp.f() + h * hd, C, (int64_t)Lk * C, o.f() + h * hd, C,
-                       (int64_t)Lq * C);
+    if (B == 1) { /* one prompt: the heads are the batch (hd apart), three launches for all of them */
+        cu_attn_scores(d, CU_F32, a->heads, Lq, Lk, hd, scale, qp.f(), C, hd, kp.f(), C, hd, S.f());
+        k_softmax(d->s, S.f(), (int64_t)a->heads * Lq, Lk, S.f(), false);
+        cu_attn_values(d, CU_F32, a->heads, Lq, Lk, hd, S.f(), vp.f(), C, hd, o.f(), C, hd);
+    } else { /* B prompts: the prompts are the batch, head after head */
+        for (int h = 0; h < a->heads; h++) {
+            cu_attn_scores(d, CU_F32, B, Lq, Lk, hd, scale, qp.f() + h * hd, C, (int64_t)Lq * C, kp.f() + h * hd, C,
+                           (int64_t)Lk * C, S.f());
+            k_softmax(d->s, S.f(), (int64_t)B * Lq, Lk, S.f(), false);
+            cu_attn_values(d, CU_F32, B, Lq, Lk, hd, S.f(), vp.f() + h * hd, C, (int64_t)Lk * C, o.f() + h * hd, C,
+                           (int64_t)Lq * C);
+        }
     }
     lin(d, Lo, o.f(), C, (int64_t)B * Lq, out, Lo->out, cvt);
 }
