@@ -32,6 +32,8 @@ extern "C" {
 #include "core/nn/nn_ops.h"
 }
 
+#include "cuda/cuda_ops.h" /* the bodies' declarations: each definition is checked against its kind */
+
 typedef __nv_bfloat16 bf16;
 
 /* The numerics of an implementation row: fp32 everywhere (cuda), or bf16
