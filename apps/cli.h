@@ -91,6 +91,10 @@ samc_status cli_outputs_png(cli_outputs *o, const char *final, int w, int h, int
  * `where` names the prompt in messages ("--point", "--prompt '0:1:box=..'"). */
 samc_status cli_check_points(const char *where, const float *xy, int n, int w, int h, samc_error *err);
 samc_status cli_check_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* A SAM 3 exemplar box: cli_check_box, and not empty. */
+samc_status cli_check_exemplar_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* Pixels x0,y0,x1,y1 -> Sam3Processor's normalised cx, cy, w, h. */
+void cli_box_cxcywh(const float *box, int w, int h, float out[4]);
 
 /* Progress on stderr (apps/cli_progress.c): "\r" updates on a terminal,
  * plain lines otherwise, nothing with --quiet. */
@@ -120,6 +124,12 @@ cJSON *cli_mask_entry(cJSON *arr, int k);
 /* "points": [[x,y,label],...], "box": [x0,y0,x1,y1] of a prompt. */
 void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box);
 
+/* Process settings of the commands that run the model many times
+ * (apps/cli_tuning.c): re-execute with OMP_WAIT_POLICY=PASSIVE unless it is
+ * set (idle OpenMP threads do not spin), and keep freed memory for reuse. */
+void cli_passive_wait_policy(int argc, char **argv);
+void cli_keep_freed_memory(void);
+
 /* The usage text of a command (samc_main.c), for `samc CMD --help`. */
 void cli_usage(const char *cmd, void *file);
 
@@ -129,6 +139,7 @@ int cmd_info(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_amg(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* The bundled demo model, its config and image (fixtures/demo or installed). */
 void cli_demo_paths(char *model, char *config, char *image, size_t n);

@@ -402,39 +402,6 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
     return SAMC_OK;
 }
 
-/* OpenMP's default wait policy lets idle threads spin between parallel
- * regions. On a machine shared with other work (these 2-core machines always
- * are) a spinning thread takes the core its partner needs, and the many short
- * regions of the decoder ran 2-10x slower (docs/fast.md). libgomp reads the
- * policy once at start-up, so `samc bench` re-executes itself with
- * OMP_WAIT_POLICY=PASSIVE unless the variable is set: the same setting
- * tools/bench_pytorch.py gives PyTorch. */
-static void passive_wait_policy(int argc, char **argv)
-{
-    if (getenv("OMP_WAIT_POLICY"))
-        return;
-    char **nargv = calloc((size_t)argc + 2, sizeof *nargv);
-    if (!nargv || setenv("OMP_WAIT_POLICY", "PASSIVE", 1))
-        return;
-    nargv[0] = (char *)"samc";
-    for (int i = 0; i < argc; i++)
-        nargv[i + 1] = argv[i];
-    execv("/proc/self/exe", nargv); /* returns only on failure: then run as we are */
-    free(nargv);
-}
-
-/* glibc maps every large calloc fresh and unmaps it on free, so each
- * forward pass pays ~50K first-touch page faults for core's activation
- * tensors (~20% of t's encoder CPU time in this VM, docs/fast.md): keep
- * freed memory for reuse instead, the malloc tuning tools/bench_pytorch.py
- * gives PyTorch. Peak RSS is unchanged (measured). */
-static void keep_freed_memory(void)
-{
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_TOP_PAD, 1 << 28);
-}
-
 /* bench times the SAM 2 image predictor: a model of another family
  * (checkpoint or dump) is refused up front, naming its family, rather than
  * failing the SAM 2 key check with every key it lacks. */
@@ -451,8 +418,8 @@ static samc_status check_family(const char *model, samc_error *err)
 
 int cmd_bench(int argc, char **argv)
 {
-    passive_wait_policy(argc, argv);
-    keep_freed_memory();
+    cli_passive_wait_policy(argc, argv);
+    cli_keep_freed_memory();
     bench_args a = {.config = NULL, .impl = samc_default_impl(), .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
                     .img_w = 1200, .img_h = 900, .prompts = 1};
     samc_error err = {0};

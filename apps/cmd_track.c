@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_track.h"
 #include "core/base/error.h"
 #include "core/io/image_io.h"
 #include "core/io/video_frames.h"
@@ -28,10 +29,10 @@ typedef struct track_prompt { /* all points/box/mask of one (frame, object) */
 } track_prompt;
 
 typedef struct track_args {
-    const char *model, *config, *frames, *out, *impl;
+    const char *model, *config, *frames, *out, *impl, *out_video;
     track_prompt prompts[MAX_PROMPTS];
     int n_prompts, start, max_frames, threads;
-    bool reverse, allow_nonfinite;
+    bool reverse, allow_nonfinite, palette_png;
 } track_args;
 
 static track_prompt *prompt_for(track_args *a, int frame, int obj, samc_error *err)
@@ -96,6 +97,10 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
             a->allow_nonfinite = true;
             continue;
         }
+        if (!strcmp(f, "--palette-png")) {
+            a->palette_png = true;
+            continue;
+        }
         if (!v)
             return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
         i++;
@@ -103,6 +108,7 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         else if (!strcmp(f, "--config")) a->config = v;
         else if (!strcmp(f, "--frames")) a->frames = v;
         else if (!strcmp(f, "--out")) a->out = v;
+        else if (!strcmp(f, "--out-video")) a->out_video = v;
         else if (!strcmp(f, "--impl")) a->impl = v;
         else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
         else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err);
@@ -130,6 +136,8 @@ static samc_status check_prompts(const track_args *a, const samc_frames *f, samc
         snprintf(where, sizeof where, "--prompt on frame %d object %d", p->frame, p->obj);
         if (p->frame >= n)
             return samc_fail(err, SAMC_ERR_ARG, "%s: frame %d is outside the video (frames 0..%d)", where, p->frame, n - 1);
+        if (a->palette_png && (p->obj < 1 || p->obj > TRACK_PALETTE_MAX_ID))
+            return samc_fail(err, SAMC_ERR_ARG, "%s: --palette-png holds object ids 1..%d", where, TRACK_PALETTE_MAX_ID);
         samc_status st = cli_check_points(where, p->pts, p->n, w, h, err);
         if (!st && p->has_box)
             st = cli_check_box(where, p->box, w, h, err);
@@ -157,6 +165,7 @@ typedef struct track_run {
     const track_args *a;
     const samc_tracker *t;
     samc_frames *frames;           /* for the overlays */
+    track_video video;             /* --out-video */
     int jsonl;                     /* track.jsonl (fd, -1: not open): one whole line per finished frame */
     long long jsonl_len;           /* its length after the last whole line */
     cJSON *json_frames;            /* the same, for track.json at the end */
@@ -235,6 +244,11 @@ static samc_status write_frame(track_run *r, const samc_frame_masks *m, const ch
     snprintf(path, sizeof path, "%s/overlay/%s.png", r->a->out, stem);
     if (!st)
         st = cli_write_png_atomic(path, m->width, m->height, 3, over, r->err);
+    if (!st)
+        st = track_video_add(&r->video, over, r->err);
+    snprintf(path, sizeof path, "%s/palette", r->a->out);
+    if (!st && r->a->palette_png)
+        st = track_palette_png(path, stem, m, r->err);
     free(gray), free(over);
     return st;
 }
@@ -310,6 +324,22 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
     cJSON_AddStringToObject(root, "samc_version", samc_version());
     cJSON_AddStringToObject(root, "model", a->model);
     cJSON_AddStringToObject(root, "frames", a->frames);
+    samc_video_info vi;
+    if (!samc_tracker_video_info(t, &vi, err)) {
+        cJSON *v = cJSON_AddObjectToObject(root, "video");
+        cJSON_AddStringToObject(v, "source", vi.source);
+        cJSON_AddNumberToObject(v, "frames", vi.frames);
+        cJSON_AddNumberToObject(v, "height", vi.height);
+        cJSON_AddNumberToObject(v, "width", vi.width);
+        if (vi.fps > 0)
+            cJSON_AddNumberToObject(v, "fps", vi.fps);
+        if (vi.codec[0])
+            cJSON_AddStringToObject(v, "codec", vi.codec);
+        if (vi.damage)
+            cJSON_AddStringToObject(v, "damage", vi.damage);
+    }
+    if (a->out_video)
+        cJSON_AddStringToObject(root, "out_video", a->out_video);
     cJSON_AddStringToObject(root, "impl", samc_tracker_impl(t));
     cJSON_AddNumberToObject(root, "threads", samc_tracker_threads(t));
     cJSON *ps = cJSON_AddArrayToObject(root, "prompts");
@@ -363,6 +393,9 @@ static samc_status prepare_outputs(track_run *r, samc_error *err)
     snprintf(dir, sizeof dir, "%s/overlay", r->a->out);
     if (!st)
         st = cli_prepare_out_dir(dir, err);
+    snprintf(dir, sizeof dir, "%s/palette", r->a->out);
+    if (!st && r->a->palette_png)
+        st = cli_prepare_out_dir(dir, err);
     snprintf(dir, sizeof dir, "%s/track.jsonl", r->a->out);
     if (!st && access(dir, F_OK) == 0 && access(dir, W_OK))
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
@@ -379,6 +412,22 @@ static samc_status load_tracker(const track_args *a, samc_model **mdl, samc_trac
     tp.impl = a->impl, tp.n_threads = a->threads;
     samc_status st = samc_model_load(a->model, &mp, mdl, err);
     return st ? st : samc_tracker_new(*mdl, &tp, t, err);
+}
+
+/* After the frames were tracked: a damaged video file is a failure (the
+ * frames before the damage are done and kept); frames the decoder repaired
+ * are a warning, as OpenCV returns them too. */
+static samc_status video_damage(const track_args *a, const samc_tracker *t, samc_error *err)
+{
+    samc_video_info vi;
+    samc_status st = samc_tracker_video_info(t, &vi, err);
+    if (!st && vi.first_concealed >= 0 && cli_verbosity >= 1)
+        fprintf(stderr, "samc track: warning: %s: the decoder concealed errors in frame %d (and maybe later ones): "
+                "the file is damaged\n", a->frames, vi.first_concealed);
+    if (!st && vi.damage)
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: %s: only frames 0..%d were tracked (their outputs are written)",
+                       a->frames, vi.damage, vi.frames - 1);
+    return st;
 }
 
 /* The frames propagate visits: from --start (else the first prompted frame). */
@@ -403,19 +452,23 @@ int cmd_track(int argc, char **argv)
     samc_tracker *t = NULL;
     track_run r = {.a = &a, .err = &err, .t_start = cli_now(), .jsonl = -1};
     samc_status st = parse_args(argc, argv, &a, &err);
-    if (!st)
-        st = samc_frames_open_dir(a.frames, &r.frames, &err); /* validates the directory before the model loads */
+    if (!st) /* a directory or a video file, checked before the model loads */
+        st = samc_frames_open_path(a.frames, &r.frames, &err);
     if (!st)
         st = check_prompts(&a, r.frames, &err);
-    if (!st)
+    if (!st && !samc_frames_video_file(r.frames)) /* a video file's frames are read as it is tracked */
         st = check_frames_decode(r.frames, &err);
     if (!st)
         st = prepare_outputs(&r, &err);
+    if (!st) /* a bad --out-video name fails before the model loads */
+        st = track_video_open(&r.video, a.out_video, samc_frames_height(r.frames), samc_frames_width(r.frames),
+                              samc_frames_video_file(r.frames) ? samc_video_file_fps(samc_frames_video_file(r.frames)) : 0,
+                              &err);
     if (!st)
         st = load_tracker(&a, &mdl, &t, &err);
     r.t = t;
     if (!st)
-        st = samc_tracker_open_frames_dir(t, a.frames, &err);
+        st = samc_tracker_open_video(t, a.frames, &err);
     if (!st)
         st = add_prompts(t, &a, &err);
     r.json_frames = cJSON_CreateArray();
@@ -425,10 +478,16 @@ int cmd_track(int argc, char **argv)
         st = samc_tracker_propagate(t, a.start, a.max_frames, a.reverse, on_frame, &r, &err);
         cli_progress_end();
     }
+    samc_error verr = {0}; /* the video keeps the frames done, also after a failure */
+    const samc_status vst = track_video_close(&r.video, &verr);
+    if (!st && vst)
+        st = vst, err = verr;
     if (!st) {
         st = write_summary(&r, t, r.json_frames, &err);
         r.json_frames = NULL;
     }
+    if (!st)
+        st = video_damage(&a, t, &err);
     if (r.jsonl >= 0)
         close(r.jsonl);
     if (st && r.done == 0) { /* nothing finished: leave no empty directories behind */
@@ -436,6 +495,8 @@ int cmd_track(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/masks", a.out);
         rmdir(dir);
         snprintf(dir, sizeof dir, "%s/overlay", a.out);
+        rmdir(dir);
+        snprintf(dir, sizeof dir, "%s/palette", a.out);
         rmdir(dir);
     }
     cJSON_Delete(r.json_frames);

@@ -60,8 +60,9 @@ static const cli_command commands[] = {
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
      "  --impl ref|fast [fast]  --threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
-    {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
-     "samc track --model CKPT [--config NAME|FILE.json] --frames DIR --out DIR --prompt SPEC ... [options]\n"
+    {"track", cmd_track, "track objects through a video (a video file or a directory of numbered JPEG frames)",
+     "samc track --model CKPT [--config NAME|FILE.json] --frames DIR|VIDEO --out DIR --prompt SPEC ... [options]\n"
+     "  --frames DIR|VIDEO      numbered JPEG frames, or a video file (mp4, webm, mkv, mov, avi)\n"
      "  --prompt FRAME:OBJ:point=X,Y[,L]     a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
      "  --prompt FRAME:OBJ:mask=PNG          a mask (nonzero = object)\n"
@@ -72,7 +73,26 @@ static const cli_command commands[] = {
      "  --threads N             threads\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
      "  --out DIR               masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
-     "                          (one line per frame, written as each frame is done), track.json\n"},
+     "                          (one line per frame, written as each frame is done), track.json\n"
+     "  --out-video FILE        the overlay as a video (.mp4, .mkv, .webm, ...), frames in tracking order\n"
+     "  --palette-png           also palette/<FRAME>.png: each pixel the id of its object (ids 1..255),\n"
+     "                          DAVIS-style, as the official tools/vos_inference.py writes\n"},
+    {"serve", cmd_serve, "an HTTP server: a JSON API and a web page for click-to-segment, concepts and video",
+     "samc serve [--model CKPT [--config NAME|FILE.json]] [--model SAM3.pt --vocab FILE] [options]\n"
+     "  Loads the models (one SAM 2 and/or one SAM 3; without --model the bundled demo model),\n"
+     "  then serves the page at http://HOST:PORT/ and the API under /v1 (docs/serve.md).\n"
+     "  --host ADDR             address to listen on (default 127.0.0.1: this machine only)\n"
+     "  --port N                port (default 8080; 0: any free port)   --port-file FILE: write it\n"
+     "  --workers N             model workers, each with its own predictors (default 1)\n"
+     "  --threads N             threads per worker (default: cores / workers)\n"
+     "  --impl fast|ref|bf16    implementation (default fast)\n"
+     "  --cache-mb N            memory for uploaded images and their embeddings (default 2048)\n"
+     "  --max-upload-mb N       largest image upload (default 64)   --max-image-mp N: pixels (50)\n"
+     "  --max-video-mb N        largest video upload (default 512)  --max-video-frames N (3000)\n"
+     "  --max-videos N          open video sessions (default 4)     --video-ttl S: idle close (1800)\n"
+     "  --max-connections N     (default 64)   --queue N: requests waiting for a worker (64)\n"
+     "  --timeout S             idle connection and queue wait (default 60)\n"
+     "  --allow-nonfinite       load weights that hold NaN/Inf\n"},
     {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
      "samc parity DUMP.h5 [options]\n"
      "  --impl ref|fast|bf16    implementation (default: the registry's default, fast)\n"

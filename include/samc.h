@@ -31,6 +31,7 @@
 #ifndef SAMC_H
 #define SAMC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "samc_status.h"
@@ -154,7 +155,20 @@ long long samc_set_image_pixel_limit(long long max_pixels);
  * a temporary beside `path`, created exclusively, renamed at the end). */
 samc_status samc_write_png(const char *path, const uint8_t *data, int height, int width, int channels,
                            samc_error *err);
-/* Release memory samc handed out (samc_read_image). NULL is a no-op. */
+/* The same for an encoded image held in memory (`n` bytes: a request body,
+ * a database blob), under the same limits; `what` names it in messages
+ * (NULL: "image"). */
+samc_status samc_decode_image(const void *data, size_t n, const char *what, uint8_t **rgb, int *height, int *width,
+                              samc_error *err);
+/* The size of an encoded image in memory from its header alone (nothing
+ * decoded): a server refuses an image too large to decode before it does. */
+samc_status samc_probe_image(const void *data, size_t n, const char *what, int *height, int *width, samc_error *err);
+/* An 8-bit PNG (1 or 3 channels) encoded in memory; *png (n bytes) is
+ * released with samc_free. */
+samc_status samc_encode_png(const uint8_t *data, int height, int width, int channels, uint8_t **png, size_t *n,
+                            samc_error *err);
+/* Release memory samc handed out (samc_read_image, samc_decode_image,
+ * samc_encode_png). NULL is a no-op. */
 void samc_free(void *ptr);
 
 /* ---- image predictor: SAM2ImagePredictor ---------------------------- */
@@ -239,6 +253,38 @@ void samc_masks_free(samc_masks *m);
 /* The image embedding of the current image (C x H x W), owned by p. */
 samc_status samc_predictor_get_embedding(const samc_predictor *p, const float **data, int *c, int *h, int *w,
                                          samc_error *err);
+/* ---- image embeddings held apart from a predictor ----------------------
+ *
+ * What set_image computes, owned by the caller: a cache of many images (a
+ * server) encodes each image once and predicts on any of them from any
+ * predictor of the same model, without copying. An embedding is read-only
+ * once made, so any number of predictors (one thread each) may predict on
+ * the same embedding at the same time. SAM 3 processors make and use them
+ * too (samc_sam3.h).
+ *
+ *   samc_embedding *e;
+ *   samc_predictor_embed(p, rgb, h, w, &e, &err);            // the encoder, once
+ *   samc_predictor_predict_on(p, e, &rq, &m, &err);           // any number of prompts
+ *   samc_embedding_free(e);                                   // before its model */
+
+typedef struct samc_embedding samc_embedding;
+
+/* Encode an RGB image (h*w*3) with p's implementation and threads; p's own
+ * current image is left as it was. */
+samc_status samc_predictor_embed(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                 samc_error *err);
+/* samc_predictor_predict on `e` (made from p's model) instead of p's current image. */
+samc_status samc_predictor_predict_on(samc_predictor *p, const samc_embedding *e, const samc_predict_request *rq,
+                                      samc_masks *out, samc_error *err);
+/* The model an embedding belongs to, its image size and the bytes it
+ * holds (for a cache's memory budget); NULL / 0 for NULL. */
+const samc_model *samc_embedding_model(const samc_embedding *e);
+int samc_embedding_height(const samc_embedding *e);
+int samc_embedding_width(const samc_embedding *e);
+size_t samc_embedding_bytes(const samc_embedding *e);
+/* Free an embedding once no predictor or processor uses it. NULL is a no-op. */
+void samc_embedding_free(samc_embedding *e);
+
 /* Side of the low-res mask grid (mask_input must be this squared); 0 for NULL. */
 int samc_predictor_low_res_size(const samc_predictor *p);
 /* Name of the resolved config ("sam2.1_hiera_t", or the json file name). */
@@ -314,6 +360,33 @@ samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int
  * memory (T * h * w * 3 RGB, copied). Replaces any previous video. */
 samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err);
 samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err);
+
+/* init_state on a video file (mp4, webm, mkv, mov, avi: whatever FFmpeg's
+ * libraries decode) or, when `path` is a directory, its JPEG frames as
+ * samc_tracker_open_frames_dir. A file's frames are decoded on demand with
+ * bounded memory, their pixels and the resize to the model's input those
+ * of SAM 3's official video-file loader (OpenCV; docs/video.md). A file
+ * whose tail is truncated or corrupt opens with the frames before the
+ * damage (samc_tracker_video_info says what and where). */
+samc_status samc_tracker_open_video(samc_tracker *t, const char *path, samc_error *err);
+/* The same on a video file's n bytes in memory, read in place: they must
+ * stay valid until t opens another video or is freed. */
+samc_status samc_tracker_open_video_memory(samc_tracker *t, const void *data, size_t n, samc_error *err);
+
+/* What a tracker's (or samc_video_reader's) video is. */
+typedef struct samc_video_info {
+    int frames, height, width;
+    double fps;                /* frames per second of a video file; 0: unknown (frames, directories) */
+    const char *source;        /* "video file", "frames directory", "frames in memory", "stream" */
+    const char *codec;         /* a video file's codec ("h264", "vp9", ...), else "" */
+    const char *damage;        /* a video file cut short or corrupt after its last readable frame:
+                                * what and where (the frames are those before it); NULL: intact */
+    int first_concealed;       /* the first frame read so far in which the decoder hid errors
+                                * (decodable, damaged: kept as OpenCV keeps it), -1: none */
+} samc_video_info;
+
+/* Valid until the tracker opens another video or is freed. */
+samc_status samc_tracker_video_info(const samc_tracker *t, samc_video_info *out, samc_error *err);
 
 /* Streaming (camera-like): open with the first frame, push the following ones
  * and propagate each new frame t with samc_tracker_propagate(t, t, 0, 0, ...).

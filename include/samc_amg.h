@@ -64,6 +64,34 @@ samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_req
                                          samc_error *err);
 void samc_batch_masks_free(samc_batch_masks *m);
 
+/* ---- one mask's records ----------------------------------------------------
+ *
+ * The numbers the generator's records hold, for any mask (segment, track,
+ * a server's responses): the COCO RLE, area, box and stability score,
+ * computed by the generator's own code. */
+
+typedef struct samc_mask_rle {
+    int height, width;           /* "size": [height, width] */
+    int64_t n_counts;
+    int64_t *counts;             /* uncompressed COCO RLE: column-major runs, the first of 0s
+                                  * (sam2/utils/amg.py mask_to_rle_pytorch) */
+    char *coco_counts;           /* the compressed string of pycocotools' rleToString */
+    int64_t area;                /* pixels in the mask */
+    float bbox[4];               /* x, y, w, h of the inclusive mask box (0s for an empty mask) */
+} samc_mask_rle;
+
+/* The records of a height x width mask (row-major, nonzero = in). */
+samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
+/* The same for the mask logits > mask_threshold (0 for a predictor's
+ * masks), without building the mask first. */
+samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
+                                        samc_mask_rle *out, samc_error *err);
+void samc_mask_rle_free(samc_mask_rle *r);
+/* calculate_stability_score of one plane of logits: the pixels above
+ * threshold + offset over those above threshold - offset (NaN when none is
+ * above the low cut). The generator uses offset 1, threshold 0. */
+float samc_stability_score(const float *logits, int height, int width, double mask_threshold, double offset);
+
 /* ---- a batch of images ----------------------------------------------------- */
 
 typedef struct samc_image_batch samc_image_batch;

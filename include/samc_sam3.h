@@ -65,6 +65,14 @@ samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spe
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
                                           samc_error *err);
+/* The image features set_image computes, kept apart from the processor
+ * (samc_embedding of samc.h): made once per image, used by any processor
+ * of the same model. samc_sam3_processor_use_embedding is set_image on
+ * them: it clears the prompt and results, and reads `e` (not copied) until
+ * the next set_image, use_embedding or free of p; `e` must outlive that. */
+samc_status samc_sam3_processor_embed(samc_sam3_processor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                      samc_error *err);
+samc_status samc_sam3_processor_use_embedding(samc_sam3_processor *p, const samc_embedding *e, samc_error *err);
 /* A non-empty UTF-8 text (longer than the context: truncated as the
  * official tokenizer does, with a warning through the log). */
 samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err);

@@ -118,5 +118,39 @@ expect_fail track_no_prompt "no --prompt" track --model "$VD" --config "$VD" --f
 expect_fail track_bad_prompt "FRAME:OBJ" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:point=1,1
 expect_fail track_missing_dir "cannot open frames directory" track --model "$VD" --config "$VD" --frames "$TMP/nope" --prompt 0:1:point=1,1
 
+# --- video files: a clip in, the overlay out as a video, palettised masks; a damaged file ----
+CLIP="$SRC/fixtures/video/clip_v1.mp4"
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$CLIP" --prompt 0:1:point=72,48 --prompt 1:3:point=20,20 \
+     --out "$TMP/vtrk" --out-video "$TMP/vtrk/overlay.mp4" --palette-png >"$TMP/stdout" 2>"$TMP/stderr" &&
+   [ -s "$TMP/vtrk/overlay/00004.png" ] && [ -s "$TMP/vtrk/palette/00004.png" ] && [ -s "$TMP/vtrk/overlay.mp4" ] &&
+   grep -q '"codec":	"h264"' "$TMP/vtrk/track.json"; then
+  ok "track a video file (--out-video, --palette-png)"
+else
+  bad "track a video file: $(cat "$TMP/stderr")"
+fi
+# the overlay video is itself a video samc reads: 5 frames
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$TMP/vtrk/overlay.mp4" --prompt 0:1:point=72,48 \
+     --out "$TMP/vtrk2" >"$TMP/stdout" 2>"$TMP/stderr" && [ "$(wc -l <"$TMP/vtrk2/track.jsonl")" = 5 ]; then
+  ok "the --out-video file tracks again (5 frames)"
+else
+  bad "re-reading --out-video: $(cat "$TMP/stderr")"
+fi
+# cut the (index-first) overlay video: the readable frames are tracked and written, exit 1 names the damage
+head -c $(($(stat -c %s "$TMP/vtrk/overlay.mp4") * 2 / 3)) "$TMP/vtrk/overlay.mp4" >"$TMP/cut.mp4"
+"$SAMC" track --model "$VD" --config "$VD" --frames "$TMP/cut.mp4" --prompt 0:1:point=72,48 --out "$TMP/vcut" \
+  >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "only frames 0\.\." "$TMP/stderr" && [ -s "$TMP/vcut/overlay/00000.png" ]; then
+  ok "a truncated video: frames before the damage kept, exit 1 with the reason"
+else
+  bad "truncated video: rc $rc: $(cat "$TMP/stderr")"
+fi
+expect_fail track_palette_id "object ids 1..255" track --model "$VD" --config "$VD" --frames "$CLIP" \
+  --prompt 0:300:point=1,1 --palette-png
+expect_fail track_not_video "cannot open as a video" track --model "$VD" --config "$VD" --frames "$SRC/CMakeLists.txt" \
+  --prompt 0:1:point=1,1
+expect_fail track_out_video_name "not a video file name" track --model "$VD" --config "$VD" --frames "$CLIP" \
+  --prompt 0:1:point=1,1 --out-video "$TMP/x.txt"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,7 +17,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:?usage: tools/fuzz_all.sh SECONDS [HARNESS ...]}
 shift
-ALL="pickle pt safetensors h5dump config_json sam3_config image cli_args frames_dir tokenizer tokenizer_vocab"
+ALL="pickle pt safetensors h5dump config_json sam3_config image cli_args frames_dir tokenizer tokenizer_vocab serve_request video_file"
 HARNESSES=${*:-$ALL}
 BUILD=${BUILD:-$SRC/build-fuzz}
 OUT=${OUT:-$BUILD/fuzz-out}
@@ -64,6 +64,8 @@ for h in $HARNESSES; do
     frames_dir) extra=(-max_len=16384) ;;
     tokenizer) extra=(-max_len=4096) ;;
     tokenizer_vocab) extra=(-max_len=4096) ;;
+    serve_request) extra=(-dict="$SRC/fuzz/json.dict" -max_len=4096) ;;
+    video_file) extra=(-max_len=65536) ;;
   esac
   log=$OUT/$h.log
   stamp=$OUT/.stamp_$h

@@ -172,6 +172,38 @@ int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->mod
 
 const char *samc_predictor_config_name(const samc_predictor *p) { return p ? p->model->sam2->cfg.name : ""; }
 
+/* predict on features f (the predictor's current image or an embedding). */
+static samc_status predict_features(samc_predictor *p, const samc_frame_features *f, const samc_predict_request *rq,
+                                    samc_masks *out, samc_error *err)
+{
+    if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
+        return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
+    const int s = samc_predictor_low_res_size(p);
+    const int64_t mshape[3] = {1, s, s};
+    samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
+    samc_sam_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
+                           .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
+                           .multimask = rq->multimask_output != 0};
+    if (rq->box)
+        memcpy(pr.box, rq->box, sizeof pr.box);
+    samc_sam_prediction res;
+    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, f, &pr, &p->opts, &res, err);
+    if (st)
+        return st;
+    const int64_t hw = (int64_t)f->orig_h * f->orig_w;
+    out->num_masks = res.num_masks;
+    out->height = f->orig_h, out->width = f->orig_w;
+    out->low_res_size = s;
+    out->masks = res.masks.data, res.masks.owns = false; /* hand the buffers over */
+    out->iou = res.iou.data, res.iou.owns = false;
+    out->low_res = res.low_res.data, res.low_res.owns = false;
+    out->object_score = res.object_score;
+    if (!rq->return_logits)
+        for (int64_t i = 0; i < hw * out->num_masks; i++)
+            out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
+    return SAMC_OK;
+}
+
 samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
                                    samc_error *err)
 {
@@ -184,32 +216,49 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
     SAMC_API_NEED(rq, err);
     if (!p->has_image)
         return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict");
-    if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
-        return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
-    const int s = samc_predictor_low_res_size(p);
-    const int64_t mshape[3] = {1, s, s};
-    samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
-    samc_sam_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
-                           .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
-                           .multimask = rq->multimask_output != 0};
-    if (rq->box)
-        memcpy(pr.box, rq->box, sizeof pr.box);
-    samc_sam_prediction res;
-    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, &p->features, &pr, &p->opts, &res, err);
-    if (st)
+    return predict_features(p, &p->features, rq, out, err);
+}
+
+samc_status samc_predictor_embed(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                 samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rgb, err);
+    samc_embedding *e = NULL;
+    samc_status st = samc__embedding_alloc(p->model, &e, err);
+    if (!st)
+        st = samc_sam2_encode_image(&p->x, p->model->sam2, rgb, h, w, &e->sam2, err);
+    if (st) {
+        samc_embedding_free(e);
         return st;
-    const int64_t hw = (int64_t)p->features.orig_h * p->features.orig_w;
-    out->num_masks = res.num_masks;
-    out->height = p->features.orig_h, out->width = p->features.orig_w;
-    out->low_res_size = s;
-    out->masks = res.masks.data, res.masks.owns = false; /* hand the buffers over */
-    out->iou = res.iou.data, res.iou.owns = false;
-    out->low_res = res.low_res.data, res.low_res.owns = false;
-    out->object_score = res.object_score;
-    if (!rq->return_logits)
-        for (int64_t i = 0; i < hw * out->num_masks; i++)
-            out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
+    }
+    /* predict reads image_embed and the high-res levels only; the rest
+     * (the video path's) would be a third of the cached bytes. */
+    samc_tensor_release(&e->sam2.vision_features);
+    samc_tensor_release(&e->sam2.vision_pos);
+    e->h = h, e->w = w;
+    *out = e;
     return SAMC_OK;
+}
+
+samc_status samc_predictor_predict_on(samc_predictor *p, const samc_embedding *e, const samc_predict_request *rq,
+                                      samc_masks *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(e, err);
+    SAMC_API_NEED(rq, err);
+    samc_status st = samc__embedding_check(e, p->model, "samc_predictor_predict_on", err);
+    return st ? st : predict_features(p, &e->sam2, rq, out, err);
 }
 
 void samc_masks_free(samc_masks *m)

@@ -8,6 +8,7 @@
 #include "core/base/error.h"
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/models/sam3/sam3_predict.h"
 #include "samc.h"
 
 /* One of the two families, read-only once loaded: shared by every predictor
@@ -18,6 +19,23 @@ struct samc_model {
     samc_sam3_model *sam3;     /* SAMC_FAMILY_SAM3, else NULL */
     char config_name[256];     /* SAM 3: the config's name (SAM 2 keeps its own in cfg.name) */
 };
+
+/* An image's features apart from a predictor or processor (samc.h): the
+ * family's own record, read-only once made. */
+struct samc_embedding {
+    const samc_model *model;
+    int h, w;
+    samc_frame_features sam2;   /* SAMC_FAMILY_SAM2: image_embed, feat_s0, feat_s1 */
+    samc_sam3_image sam3;      /* SAMC_FAMILY_SAM3 */
+};
+/* A new empty embedding of `model` (freed with samc_embedding_free). */
+samc_status samc__embedding_alloc(const samc_model *model, samc_embedding **out, samc_error *err);
+/* Refuse an embedding of another model than `m`, by the entry point's name. */
+samc_status samc__embedding_check(const samc_embedding *e, const samc_model *m, const char *what, samc_error *err);
+
+/* The public description of a frame source (strings owned by f). */
+typedef struct samc_frames samc_frames;
+void samc__video_info(const samc_frames *f, samc_video_info *out);
 
 /* Refuse a model of the other family: `what` (the entry point) needs `want`;
  * the message names both families. */

@@ -156,6 +156,16 @@ static samc_status open_frames(samc_tracker *t, samc_frames *f, samc_error *err)
     return st;
 }
 
+/* A damaged video file opens with the frames before the damage: say so. */
+static void warn_damage(const samc_frames *f)
+{
+    samc_video_info vi;
+    samc__video_info(f, &vi);
+    if (vi.damage)
+        samc__log(SAMC_LOG_WARN, "%s: %s; the %d frames before it are used", samc_frames_kind(f), vi.damage,
+                  vi.frames);
+}
+
 samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err)
 {
     SAMC_API_ENTER(err);
@@ -165,6 +175,42 @@ samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_
     samc_frames *f = NULL;
     samc_status st = samc_frames_open_dir(dir, &f, err);
     return st ? st : open_frames(t, f, err);
+}
+
+samc_status samc_tracker_open_video(samc_tracker *t, const char *path, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(t, err);
+    SAMC_API_NEED(path, err);
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_open_path(path, &f, err);
+    if (!st && (st = open_frames(t, f, err)) == SAMC_OK)
+        warn_damage(f);
+    return st;
+}
+
+samc_status samc_tracker_open_video_memory(samc_tracker *t, const void *data, size_t n, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(t, err);
+    SAMC_API_NEED(data, err);
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_open_video_memory(data, n, "video", &f, err);
+    if (!st && (st = open_frames(t, f, err)) == SAMC_OK)
+        warn_damage(f);
+    return st;
+}
+
+samc_status samc_tracker_video_info(const samc_tracker *t, samc_video_info *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    SAMC_API_NEED(t, err);
+    if (!t->frames)
+        return samc_fail(err, SAMC_ERR_ARG, "no video: open frames first");
+    samc__video_info(t->frames, out);
+    return SAMC_OK;
 }
 
 samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err)

@@ -52,6 +52,34 @@ samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what
     return st;
 }
 
+samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char *what, int *w, int *h,
+                                        samc_error *err)
+{
+    *w = *h = 0;
+    if (!buf || len <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: image file is empty", what);
+    const size_t n = (size_t)len;
+    if (is_jpeg(buf, n))
+        return samc_jpeg_size_mem(buf, n, what, w, h, err);
+    if (n >= 24 && !memcmp(buf, "\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16)) { /* IHDR comes first */
+        const uint8_t *d = buf + 16;
+        const uint32_t pw = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+        const uint32_t ph = (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)d[6] << 8 | d[7];
+        if (pw > INT32_MAX || ph > INT32_MAX)
+            return samc_fail(err, SAMC_ERR_FORMAT, "%s: PNG size %ux%u is out of range", what, pw, ph);
+        *w = (int)pw, *h = (int)ph;
+        return samc__image_check_dims(*w, *h, what, err);
+    }
+    /* the other formats: their decoder checks the header against the
+     * limits before it allocates; the pixels are then dropped */
+    samc_image img;
+    samc_status st = samc_image_from_memory(buf, len, what, &img, err);
+    if (!st)
+        *w = img.w, *h = img.h;
+    samc_image_free(&img);
+    return st;
+}
+
 samc_status samc_image_load(const char *path, samc_image *img, samc_error *err)
 {
     memset(img, 0, sizeof *img);
@@ -97,5 +125,63 @@ samc_status samc__png_write_into(const char *tmp, const char *what, int w, int h
     st = samc__png_encode_file(f, w, h, comp, data, what, err);
     if (fclose(f) && !st)
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", what, strerror(errno));
+    return st;
+}
+
+samc_status samc_png_encode(int w, int h, int comp, const uint8_t *data, uint8_t **png, size_t *n, samc_error *err)
+{
+    *png = NULL, *n = 0;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return samc_fail(err, SAMC_ERR_NOMEM, "cannot encode a %dx%d PNG (out of memory)", w, h);
+    samc_status st = samc__png_encode_file(f, w, h, comp, data, "PNG in memory", err);
+    if (fclose(f) && !st)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "cannot encode a %dx%d PNG (out of memory)", w, h);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *png = (uint8_t *)buf, *n = len;
+    return SAMC_OK;
+}
+
+void samc_davis_palette(uint8_t palette[768])
+{
+    /* PASCAL VOC's colour map: bit k of the index, from the lowest,
+     * becomes bit 7-k/3 of channel k%3. */
+    for (int i = 0; i < 256; i++) {
+        int r = 0, g = 0, b = 0, c = i;
+        for (int j = 0; j < 8; j++, c >>= 3) {
+            r |= ((c >> 0) & 1) << (7 - j);
+            g |= ((c >> 1) & 1) << (7 - j);
+            b |= ((c >> 2) & 1) << (7 - j);
+        }
+        palette[3 * i] = (uint8_t)r, palette[3 * i + 1] = (uint8_t)g, palette[3 * i + 2] = (uint8_t)b;
+    }
+}
+
+samc_status samc_png_write_palette(const char *path, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                   int n_colors, samc_error *err)
+{
+    if (w < 1 || h < 1 || n_colors < 1 || n_colors > 256)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: a palette PNG needs a size and 1 to 256 colours (got %dx%d, %d)", path,
+                         w, h, n_colors);
+    for (int64_t i = 0; i < (int64_t)w * h; i++)
+        if (index[i] >= n_colors)
+            return samc_fail(err, SAMC_ERR_ARG, "%s: pixel %lld has index %d, past the %d palette colours", path,
+                             (long long)i, index[i], n_colors);
+    char *tmp = NULL;
+    FILE *f = NULL;
+    samc_status st = samc__tmp_create(path, &tmp, err);
+    if (!st && !(st = samc__tmp_reopen(tmp, path, &f, err))) {
+        st = samc__png_encode_palette_file(f, w, h, index, palette, n_colors, path, err);
+        if (fclose(f) && !st)
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", path, strerror(errno));
+    }
+    if (!st)
+        st = samc__tmp_commit(&tmp, path, err);
+    samc__tmp_discard(tmp);
     return st;
 }

@@ -2,6 +2,7 @@
 #ifndef SAMC_CORE_IMAGE_IO_H
 #define SAMC_CORE_IMAGE_IO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/io/image_limits.h"
@@ -26,7 +27,20 @@ typedef struct samc_image {
 samc_status samc_image_load(const char *path, samc_image *img, samc_error *err);
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img,
                                    samc_error *err);
+/* The size from the header alone (no pixels decoded), with the same checks. */
+samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char *what, int *w, int *h,
+                                        samc_error *err);
 void samc_image_free(samc_image *img);
+
+/* Encode an 8-bit PNG (comp 1 or 3) in memory; *png is malloc'd. */
+samc_status samc_png_encode(int w, int h, int comp, const uint8_t *data, uint8_t **png, size_t *n, samc_error *err);
+/* Write a palettised 8-bit PNG atomically (as samc_png_write): index h*w
+ * bytes, each an entry of `palette` (n_colors RGB triples, 1..256). */
+samc_status samc_png_write_palette(const char *path, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                   int n_colors, samc_error *err);
+/* The DAVIS 2017 palette of the official tools/vos_inference.py (the PASCAL
+ * VOC colour map): 256 RGB triples. */
+void samc_davis_palette(uint8_t palette[768]);
 
 /* Write a PNG atomically (a temporary created exclusively beside it,
  * renamed at the end: core/base/tmpfile.h). */

@@ -180,14 +180,23 @@ static void on_write_error(png_structp png, png_const_charp msg)
     png_longjmp(png, 1);
 }
 
+/* palette: n_colors RGB triples when comp is 1 and the bytes are indices
+ * into it (PNG_COLOR_TYPE_PALETTE), else NULL. */
 static samc_status run_encode(png_structp png, png_infop info, pngout *o, int w, int h, int comp, const uint8_t *data,
-                              const char *what, samc_error *err)
+                              const uint8_t *palette, int n_colors, const char *what, samc_error *err)
 {
     if (setjmp(png_jmpbuf(png)))
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG (%s)", what, o->msg);
     png_init_io(png, o->f);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, comp == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    const int type = palette ? PNG_COLOR_TYPE_PALETTE : comp == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB;
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    if (palette) {
+        png_color pal[256];
+        for (int i = 0; i < n_colors; i++)
+            pal[i] = (png_color){palette[3 * i], palette[3 * i + 1], palette[3 * i + 2]};
+        png_set_PLTE(png, info, pal, n_colors);
+    }
     png_set_compression_level(png, 6);
     png_write_info(png, info);
     const size_t stride = (size_t)w * (size_t)comp;
@@ -197,8 +206,8 @@ static samc_status run_encode(png_structp png, png_infop info, pngout *o, int w,
     return SAMC_OK;
 }
 
-samc_status samc__png_encode_file(FILE *f, int w, int h, int comp, const uint8_t *data, const char *what,
-                                  samc_error *err)
+static samc_status encode(FILE *f, int w, int h, int comp, const uint8_t *data, const uint8_t *palette, int n_colors,
+                          const char *what, samc_error *err)
 {
     if (w <= 0 || h <= 0 || w > SAMC_PNG_MAX_SIDE || h > SAMC_PNG_MAX_SIDE || (comp != 1 && comp != 3))
         return samc_fail(err, SAMC_ERR_ARG, "%s: cannot write a %dx%d PNG of %d channels (1 or 3 channels, at most %d "
@@ -209,9 +218,23 @@ samc_status samc__png_encode_file(FILE *f, int w, int h, int comp, const uint8_t
     o->f = f;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, o, on_write_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
-    samc_status st = info ? run_encode(png, info, o, w, h, comp, data, what, err)
+    samc_status st = info ? run_encode(png, info, o, w, h, comp, data, palette, n_colors, what, err)
                           : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
     free(o);
     return st;
+}
+
+samc_status samc__png_encode_file(FILE *f, int w, int h, int comp, const uint8_t *data, const char *what,
+                                  samc_error *err)
+{
+    return encode(f, w, h, comp, data, NULL, 0, what, err);
+}
+
+samc_status samc__png_encode_palette_file(FILE *f, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                          int n_colors, const char *what, samc_error *err)
+{
+    if (n_colors < 1 || n_colors > 256)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: a palette of %d colours (1 to 256)", what, n_colors);
+    return encode(f, w, h, 1, index, palette, n_colors, what, err);
 }

@@ -20,6 +20,10 @@ samc_status samc__png_decode_mem(const uint8_t *buf, size_t len, const char *wha
 
 /* Write an 8-bit gray (comp 1) or RGB (comp 3) image to `f`, row by row
  * (any size libpng accepts; no int arithmetic on the whole image). */
+/* The same for an 8-bit palette image: index h*w bytes into `palette`
+ * (n_colors RGB triples, 1..256). */
+samc_status samc__png_encode_palette_file(FILE *f, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                          int n_colors, const char *what, samc_error *err);
 samc_status samc__png_encode_file(FILE *f, int w, int h, int comp, const uint8_t *data, const char *what,
                                   samc_error *err);
 
