@@ -44,8 +44,7 @@ pack() {
         -DCMAKE_C_FLAGS="-march=x86-64-v4 -mtune=generic" >/dev/null
     cmake --build "$build" -j2 --target samc_cli test_gemm_kernels test_attention_kernels test_ops >/dev/null
     cc -O2 -march=x86-64-v4 -I "$here/include" "$here/tools/bench_video.c" "$build/libsamc.a" \
-        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb libpng 2>/dev/null ||
-          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng) \
+        $(samc_link_flags) \
         -fopenmp -lm -o "$build/bench_video"
     stage=$(mktemp -d)
     mkdir -p "$dir"

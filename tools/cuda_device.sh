@@ -48,8 +48,7 @@ pack() {
         -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" >/dev/null
     cmake --build "$build" -j2 --target samc_cli test_ops samc_cuda >/dev/null
     cc -O2 -march=x86-64-v4 -I "$here/include" -I "$here" "$here/tools/bench_amg.c" "$build/libsamc.a" \
-        $(pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb libpng 2>/dev/null ||
-          echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng) \
+        $(samc_link_flags) \
         -fopenmp -lm -o "$build/bench_amg"
     stage=$(mktemp -d)
     mkdir -p "$stage/tools" "$dir"

@@ -26,3 +26,11 @@ pack_sources() {
         >"$dir/SAM2_COMMIT"
     git -C "$here" rev-parse --short HEAD >"$dir/SAMC_COMMIT"
 }
+
+# samc_link_flags: what a program linking libsamc.a needs after it (the
+# libraries of CMakeLists.txt's SAMC_DEPS).
+samc_link_flags() {
+    pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb libpng libavformat libavcodec \
+        libswscale libavutil 2>/dev/null ||
+        echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng -lavformat -lavcodec -lswscale -lavutil
+}
