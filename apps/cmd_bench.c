@@ -398,10 +398,9 @@ static int parse(int argc, char **argv, bench_args *a, samc_error *err)
     }
     if (cp.first_positional < argc)
         return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s'", argv[cp.first_positional]);
-    char names[160];
-    if (strcmp(a->impl, "all") && !samc_impl_find(a->impl))
-        return samc_fail(err, SAMC_ERR_ARG, "--impl '%s': expected one of %s, or all", a->impl,
-                         samc_impl_names(names, sizeof names));
+    samc_status st = SAMC_OK;
+    if (strcmp(a->impl, "all") && !samc_impl_lookup(a->impl, "--impl", &st, err))
+        return st;
     return SAMC_OK;
 }
 

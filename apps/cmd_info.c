@@ -11,19 +11,29 @@
 #include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/runtime/plugin.h"
 #include "samc.h"
 
 static void print_impls(void)
 {
+    samc_error perr[4] = {{0}};
+    const char *pname[4] = {0};
+    int nfail = 0;
+    for (int i = 0; samc__plugin_impl_name(i); i++) { /* load the plugins, to list their rows too */
+        samc_status st = SAMC_OK;
+        samc_error e = {0};
+        if (!samc_impl_lookup(samc__plugin_impl_name(i), "plugin", &st, &e) && nfail < 4)
+            pname[nfail] = samc__plugin_impl_name(i), perr[nfail++] = e;
+    }
     printf("implementations (--impl, --impl-override LAYER=IMPL):\n");
+    for (int k = 0; k < nfail; k++)
+        printf("  %-9s not loaded: %s\n", pname[k], perr[k].msg);
     for (int i = 0; i < samc_impl_count(); i++) {
         const samc_impl *m = samc_impl_get(i);
         const char *why = NULL;
         const bool ok = !m->available || m->available(&why);
-        printf("  %-6s tol %.0e%s  %s%s%s\n", m->name, m->tol, m == samc_impl_default() ? "  (default)" : "", m->about,
-               ok ? "" : "  [unavailable: ", ok ? "" : (why ? why : "this CPU"));
-        if (!ok)
-            printf("]\n");
+        printf("  %-9s tol %.0e%s  %s%s%s%s\n", m->name, m->tol, m == samc_impl_default() ? "  (default)" : "", m->about,
+               ok ? "" : "  [unavailable: ", ok ? "" : (why ? why : "this machine"), ok ? "" : "]");
     }
 }
 
@@ -35,12 +45,22 @@ static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
         return 1;
     }
     const samc_exec x = *xp;
-    printf("layers (%d):\n", x.n_layers);
+    int fell_back = 0;
+    printf("layers (%d; implementation %s):\n", x.n_layers, x.impl->name);
     for (int i = 0; i < x.n_layers; i++) {
         const samc_layer *L = &x.layers[i];
         const char *kind = !L->def->body ? "(composite)" : samc_kind_name(L->def->table, L->def->body);
-        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", L->def->parity ? "parity point" : "");
+        const char *whole = L->def->whole ? samc_kind_name(L->def->table, L->def->whole) : NULL;
+        const bool other = L->impl && L->asked && L->impl != L->asked;
+        fell_back += other && L->def->body;
+        printf("  %-44s %-24s %-12s %-6s%s%s%s\n", L->name, kind ? kind : "?", L->def->parity ? "parity point" : "",
+               L->def->body && L->impl ? L->impl->name : "", other ? " (fallback)" : "", L->whole_ops ? "  whole part: " : "",
+               L->whole_ops && whole ? whole : "");
     }
+    if (fell_back) /* a device implementation's fallback runs on the host: its inputs and outputs cross */
+        printf("%d layer(s) asked of %s are served by its fallback; outside a whole-part body each of them copies its "
+               "inputs and outputs between the implementations' memories\n",
+               fell_back, x.impl->name);
     samc_exec_free(xp);
     return 0;
 }
@@ -101,13 +121,13 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *ckpt = NULL, *config = NULL;
+    const char *ckpt = NULL, *config = NULL, *impl = NULL;
     bool allow_nonfinite = false, layers = false, keys = false, impls = false;
-    enum { O_CONFIG, O_NONFINITE, O_LAYERS, O_KEYS, O_IMPLS };
+    enum { O_CONFIG, O_NONFINITE, O_LAYERS, O_KEYS, O_IMPLS, O_IMPL };
     static const cli_option opts[] = {
         [O_CONFIG] = {"config", 'c', "NAME|FILE"}, [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
         [O_LAYERS] = {"layers", 0, NULL},          [O_KEYS] = {"keys", 0, NULL},
-        [O_IMPLS] = {"impls", 0, NULL},
+        [O_IMPLS] = {"impls", 0, NULL},            [O_IMPL] = {"impl", 0, "NAME"}, /* --layers: who serves each */
     };
     cli_parser cp;
     cli_parser_init(&cp, "info", argc, argv, opts, sizeof opts / sizeof opts[0]);
@@ -121,6 +141,7 @@ int cmd_info(int argc, char **argv)
         case O_LAYERS: layers = true; break;
         case O_KEYS: keys = true; break;
         case O_IMPLS: impls = true; break;
+        case O_IMPL: impl = v; break;
         default: break;
         }
     }
@@ -196,7 +217,10 @@ int cmd_info(int argc, char **argv)
         }
         w = NULL;
         samc_exec x;
-        rc = print_layers(&x, samc_sam2_exec_init(&x, m, &err), &err);
+        samc_status st = samc_sam2_exec_init(&x, m, &err);
+        if (!st && impl && (st = samc_exec_set_impl(&x, impl, &err)))
+            samc_exec_free(&x);
+        rc = print_layers(&x, st, &err);
         samc_sam2_model_free(m);
     }
     samc_weights_free(w);

@@ -111,8 +111,9 @@ static const cli_command commands[] = {
      "  and the implementations\n"
      "  -c, --config NAME|FILE  config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
-     "  --impls                 the implementations (CKPT optional)\n"
+     "  --impls                 the implementations, the plugins' too (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
+     "  --impl NAME             with --layers: which implementation serves each layer\n"
      "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
      "samc bench [-c|--config NAME|FILE] [-m|--model CKPT] [--impl ref|fast|bf16|all] [-n|--runs N]\n"

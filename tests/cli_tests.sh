@@ -67,6 +67,10 @@ expect_fail box_short "X0,Y0,X1,Y1" segment --model "$CK" --config "$CFG" --imag
 expect_fail mask_size "40x40" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/small.f32"
 expect_fail no_prompt "no prompt" segment --model "$CK" --config "$CFG" --image "$IMG"
 expect_fail unknown_impl "unknown implementation 'gpu'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl gpu
+# --impl cuda on a machine or build without the plugin or a GPU: a message, never a crash
+# (either the plugin is not there, or it is and finds no CUDA device).
+SAMC_PLUGIN_PATH="$TMP/nowhere" expect_fail cuda_unavailable "implementation 'cuda'" segment --model "$CK" --config "$CFG" \
+  --image "$IMG" --point 1,1 --impl cuda
 expect_fail unknown_layer "unknown layer 'image_encoder.trunk.blocks.77'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl-override image_encoder.trunk.blocks.77=ref
 expect_fail unknown_option "unknown option" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --frobnicate 3
 

@@ -41,33 +41,27 @@
 # libraries. docs/benchmarks.md has the numbers and how they were taken.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/device_pack.sh"
 cmd=${1:?usage: bench_device.sh pack|run [DIR] [WHAT]}
 dir=$(realpath -m "${2:-$here/.devbench}")
 
 pack() {
     : "${SAM2_SRC:?give the official sam2 checkout in SAM2_SRC}"
     local build=${BUILD:-$here/build-device} native=${BUILD:-$here/build-device}-native stage
-    local targets=(samc_cli bench_video test_gemm_kernels test_attention_kernels test_ops test_isa)
+    local progs=(samc bench_video test_gemm_kernels test_attention_kernels test_ops test_isa)
     cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$build" -j2 --target "${targets[@]}" >/dev/null
+    cmake --build "$build" -j2 --target samc_cli bench_video test_gemm_kernels test_attention_kernels test_ops \
+        test_isa >/dev/null
     cmake -S "$here" -B "$native" -DCMAKE_BUILD_TYPE=Release -DSAMC_X86_BASELINE="${DEVICE_MARCH:-sapphirerapids}" \
         >/dev/null
     cmake --build "$native" -j2 --target samc_cli bench_video >/dev/null
     stage=$(mktemp -d)
-    mkdir -p "$stage/bin" "$stage/bin-native" "$stage/lib" "$dir"
-    for b in samc bench_video test_gemm_kernels test_attention_kernels test_ops test_isa; do
-        cp "$build/$b" "$stage/bin/"
-        ldd "$build/$b" | awk '/=> \//{print $3} /ld-linux/{print $1}' | xargs -r -I{} cp -Ln {} "$stage/lib/"
-    done
+    mkdir -p "$dir" "$stage/bin-native"
+    bundle_programs "$stage" "${progs[@]/#/$build/}"
     cp "$native/samc" "$native/bench_video" "$stage/bin-native/"
     tar -C "$stage" -cJf "$dir/bundle.tar.xz" bin bin-native lib
     rm -rf "$stage"
-    local root=$SAM2_SRC
-    [ -d "$root/sam2/modeling" ] || root=$(dirname "$SAM2_SRC")
-    tar -C "$root" -cJf "$dir/sam2src.tar.xz" --exclude='*.pyc' --exclude='*.so' sam2
-    (cd "$root" && git rev-parse HEAD 2>/dev/null || echo "${SAM2_COMMIT:?no .git: give SAM2_COMMIT}") \
-        >"$dir/SAM2_COMMIT"
-    git -C "$here" rev-parse --short HEAD >"$dir/SAMC_COMMIT"
+    pack_sources "$dir"
     echo "${DEVICE_MARCH:-sapphirerapids}" >"$dir/DEVICE_MARCH"
     du -sh "$dir"/*
 }

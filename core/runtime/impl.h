@@ -55,6 +55,11 @@ typedef struct samc_impl {
 
 /* By name; NULL when unknown. */
 const samc_impl *samc_impl_find(const char *name);
+/* By name, loading the plugin that provides it when it is one of the
+ * plugins' (core/runtime/plugin.c: "cuda" is in libsamc_cuda.so). NULL with
+ * *st and err set when unknown ("<what>: unknown implementation ...") or
+ * when its plugin cannot be loaded (why, and how to build or find it). */
+const samc_impl *samc_impl_lookup(const char *name, const char *what, samc_status *st, samc_error *err);
 int samc_impl_count(void);
 const samc_impl *samc_impl_get(int i);
 /* The implementation used when none is chosen. */

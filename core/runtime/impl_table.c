@@ -2,8 +2,11 @@
  * that names them; everything else finds them here by name. */
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/runtime/impl.h"
+
+#include "core/runtime/plugin.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
 #include "fast/isa.h"
@@ -60,4 +63,26 @@ void samc__impl_system_info(char *buf, size_t n)
              isa != best ? " (SAMC_ISA; the CPU runs " : "", isa != best ? best->name : "", isa != best ? ")" : "",
              samc__fast_bf16_kernel_name(samc__fast_bf16_kernel()), _OPENMP, omp_get_max_threads(),
              SAMC_BUILD_TARGET);
+}
+
+/* Implementations that live in plugins (core/runtime/plugin.h), loaded on
+ * the first use of their name: name, plugin library (lib<name>.so). */
+static const struct {
+    const char *name, *lib;
+} plugin_impls[] = {
+    {"cuda", "samc_cuda"},      /* cuda/: fp32 on NVIDIA GPUs (docs/gpu.md) */
+    {"cuda-bf16", "samc_cuda"}, /* the same bodies on bf16 tensor cores */
+};
+
+const char *samc__plugin_of(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof plugin_impls / sizeof plugin_impls[0]; i++)
+        if (!strcmp(plugin_impls[i].name, name))
+            return plugin_impls[i].lib;
+    return NULL;
+}
+
+const char *samc__plugin_impl_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof plugin_impls / sizeof plugin_impls[0] ? plugin_impls[i].name : NULL;
 }
