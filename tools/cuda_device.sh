@@ -44,11 +44,11 @@ pack() {
     : "${SAM2_SRC:?give the official sam2 checkout in SAM2_SRC}"
     local build=${BUILD:-$here/build-cudapack} stage nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
     cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSAMC_NATIVE=OFF \
-        -DCMAKE_C_FLAGS="-march=x86-64-v4 -mtune=generic" -DSAMC_CUDA=ON \
+        "${SAMC_PACK_CMAKE_FLAGS[@]}" -DSAMC_WITH_OPENBLAS=OFF -DSAMC_CUDA=ON \
         -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" >/dev/null
     cmake --build "$build" -j2 --target samc_cli test_ops samc_cuda >/dev/null
     cc -O2 -march=x86-64-v4 -I "$here/include" -I "$here" "$here/tools/bench_amg.c" "$build/libsamc.a" \
-        $(samc_link_flags) \
+        $(samc_link_flags "$build") \
         -fopenmp -lm -o "$build/bench_amg"
     stage=$(mktemp -d)
     mkdir -p "$stage/tools" "$dir"
