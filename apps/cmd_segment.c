@@ -384,7 +384,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     cli_progress_end();
     double t2 = cli_now();
     samc_predict_request rq = {a->n_points ? a->points : NULL, a->n_points ? a->labels : NULL, a->n_points,
-                               a->has_box ? a->box : NULL, mask, a->multimask, 1};
+                               a->has_box ? a->box : NULL, mask, a->multimask, 1, 0};
     if (!st)
         st = samc_predictor_predict(p, &rq, &m, err);
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};

@@ -190,7 +190,7 @@ static samc_status predict_features(samc_predictor *p, const samc_frame_features
     samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
     samc_sam_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
                            .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
-                           .multimask = rq->multimask_output != 0};
+                           .multimask = rq->multimask_output != 0, .normalized_coords = rq->normalized_coords != 0};
     if (rq->box)
         memcpy(pr.box, rq->box, sizeof pr.box);
     samc_sam_prediction res;
