@@ -17,6 +17,7 @@
 #include "core/base/fileio.h"
 #include "core/io/h5_meta.h"
 #include "core/models/family.h"
+#include "core/models/sam3/sam3_hf.h"
 #include "core/models/sam3/sam3_model.h"
 
 /* The key prefix of the image model's state_dict in `w`, or an error naming
@@ -24,6 +25,10 @@
 static samc_status detect_base(const samc_weights *w, const char **base, samc_error *err)
 {
     const char *src = samc_weights_source(w);
+    if (samc_weights_naming(w)) { /* transformers' Sam3Model: the detector's own names, mapped (sam3_hf.c) */
+        *base = "";
+        return SAMC_OK;
+    }
     if (samc_weights_has_prefix(w, "detector.backbone.")) {
         *base = "detector.";
         return SAMC_OK;
@@ -97,6 +102,8 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
+    if (!st && samc_sam3_is_hf(w))
+        st = samc_sam3_hf_adapt(w, err);
     const char *base = "";
     if (!st)
         st = detect_base(w, &base, err);
