@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2VideoPredictor on the committed video dumps: every propagated frame
 within the harness tolerance of the official one and bit-equal to the C
 tracker's; the generator stops cleanly when left early or interrupted."""
