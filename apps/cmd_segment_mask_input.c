@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment_mask_input.c - `samc segment --mask-input FILE [--mask-index K]`:
  * one s x s low-res mask of logits, as the official notebooks feed back the
  * best of the previous call's masks (mask_input = logits[np.argmax(scores)]).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plugin.c - implementations from a plugin (core/runtime/plugin.h).
  *
  * SAMC_PLUGIN_PATH points at a directory holding tests/plugin/fake_cuda.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_hf.c - SAM 3 checkpoints in the transformers format
  * (core/models/sam3/sam3_hf.c): samc's port of the converter's key map
  * against the map the converter's own code applied to tiny_s2's detector

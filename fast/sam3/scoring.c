@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scoring.c - sam3/model/model_misc.py DotProductScoring, fast body: the
  * prompt through prompt_mlp (MLP, residual, out_norm), mean-pooled over
  * its valid tokens, both projections as GEMMs, the scaled dot product

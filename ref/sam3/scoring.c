@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scoring.c - sam3/model/model_misc.py DotProductScoring.forward with its
  * prompt_mlp (model_misc.MLP: ReLU between layers, residual, out_norm). */
 #include <math.h>

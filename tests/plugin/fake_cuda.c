@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_cuda.c - a plugin for tests/test_plugin.c: built as a module named
  * libsamc_cuda.so in its own directory (never next to samc), it registers
  * "cuda" and "cuda-bf16" rows that have no bodies of their own, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mean_pool_text.h - DotProductScoring.mean_pool_text, the one numeric the
  * ref and fast scoring bodies (ref/sam3/scoring.c, fast/sam3/scoring.c)
  * share: the mean over a prompt's valid tokens (mask 0), its count clamped

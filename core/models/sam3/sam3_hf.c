@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_hf.c - SAM 3 checkpoints in the transformers format (the hub's
  * model.safetensors of Sam3Model): the key map of transformers' converter
  * (src/transformers/models/sam3/convert_sam3_to_hf.py), ported rule for rule:

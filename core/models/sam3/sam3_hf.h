@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_hf.h - SAM 3 checkpoints in the transformers naming (sam3_hf.c). */
 #ifndef SAMC_MODELS_SAM3_HF_H
 #define SAMC_MODELS_SAM3_HF_H
