@@ -11,7 +11,7 @@ static const uint8_t palette[8][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 6
 /* The first eight from a hand-picked palette, then hues a golden angle
  * apart, with saturation and value stepped by the R2 sequence's constants
  * (HSV): the first thousand masks of an overlay all differ
- * (tests/test_cli_overlay.c), neighbours in index far apart in hue. */
+ * (tests/test_cli_outputs.c), neighbours in index far apart in hue. */
 void cli_mask_color(int64_t k, uint8_t out[3])
 {
     if (k >= 0 && k < 8) {

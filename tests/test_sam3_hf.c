@@ -319,21 +319,6 @@ static void test_errors_name_the_files_keys(void **s)
     assert_msg(e, "geometry_encoder.layers.0.layer_norm1.weight");
 }
 
-static int setup(void **s)
-{
-    (void)s;
-    g_tmp = tu_mkdtemp("sam3_hf");
-    return g_tmp ? 0 : -1;
-}
-
-static int teardown(void **s)
-{
-    (void)s;
-    tu_rmtree(g_tmp);
-    free(g_tmp);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,5 +326,11 @@ int main(void)
         cmocka_unit_test(test_same_model_bit_for_bit),
         cmocka_unit_test(test_errors_name_the_files_keys),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    g_tmp = tu_mkdtemp("sam3_hf");
+    if (!g_tmp)
+        return 1;
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    tu_rmtree(g_tmp);
+    free(g_tmp);
+    return failed;
 }
