@@ -285,8 +285,11 @@ static samc_status edited(const char *key, int64_t rows, samc_error *e)
     convert(&f);
     for (int i = 0; i < f.n; i++)
         if (!strcmp(f.e[i].key, key)) {
-            if (rows > 0)
+            if (rows > 0) {
+                free(f.e[i].data);
+                f.e[i].data = calloc((size_t)rows, sizeof(float));
                 f.e[i].ndim = 1, f.e[i].shape[0] = rows;
+            }
             else
                 snprintf(f.e[i].key, sizeof f.e[i].key, "vision_encoder.backbone.extra.weight");
         }
