@@ -6,8 +6,9 @@
  * transformers-format file written here from the official one with the
  * converter's map and its other steps (pos_embed's cls row dropped,
  * text_projection transposed, split_qkv's torch.chunk, no RoPE tables) gives
- * the official file's outputs bit for bit; the strict check names keys as
- * the file names them. */
+ * the official file's outputs bit for bit (and `samc info` reads it as
+ * transformers' naming); the strict check names keys as the file names
+ * them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "core/models/sam3/sam3_hf.h"
 #include "samc.h"
 #include "samc_sam3.h"
+#include "util/cli_run.h"
 #include "util/testutil.h"
 
 #define CFG "fixtures/sam3/tiny_s2_sam3.config.json"
@@ -253,6 +255,13 @@ static void test_same_model_bit_for_bit(void **s)
     char *hf = tu_join(g_tmp, "sam3_hf.safetensors"), *off = tu_src_path(OFFICIAL);
     write_st(&f, hf);
     free_st(&f);
+    char *cfg = tu_src_path(CFG), *args = tu_strdupf("info '%s' --config '%s'", hf, cfg);
+    tu_run_result info = tu_run_samc(g_tmp, args); /* samc info says which naming it read */
+    if (info.rc)
+        fail_msg("samc %s: %s", args, info.err);
+    if (!strstr(info.out, "key names: transformers") || !strstr(info.out, "every key and shape matches"))
+        fail_msg("samc %s: %s", args, info.out);
+    tu_run_free(&info), free(args), free(cfg);
     samc_model *a = NULL, *b = NULL;
     samc_error e;
     if (load(off, &a, &e) || load(hf, &b, &e))
