@@ -171,6 +171,13 @@ if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 3:1:point=
 else
   bad "track reverse: $(cat "$TMP/stderr")"
 fi
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:1:point=50,40,1 --max-frames 1 --rle uncompressed \
+     --out "$TMP/trk_rle" >/dev/null 2>"$TMP/stderr" && grep -q '"rle"' "$TMP/trk_rle/track.json" &&
+   ! grep -q '"coco_rle"' "$TMP/trk_rle/track.json" && grep -q '"coco_rle"' "$TMP/trk/track.json"; then
+  ok "track --rle uncompressed (coco_rle by default)"
+else
+  bad "track --rle: $(cat "$TMP/stderr")"
+fi
 mkdir -p "$TMP/empty" "$TMP/notimg" "$TMP/mixed"
 printf 'not a jpeg' >"$TMP/notimg/00000.jpg"
 cp "$VF/00000.jpg" "$TMP/mixed/00000.jpg"
