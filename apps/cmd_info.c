@@ -38,7 +38,7 @@ static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
     for (int i = 0; i < x.n_layers; i++) {
         const samc_layer *L = &x.layers[i];
         const char *kind = !L->def->body ? "(composite)" : samc_kind_name(L->def->table, L->def->body);
-        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", L->def->parity ? "parity point" : "");
+        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", samc_layer_is_parity(L) ? "parity point" : "");
     }
     samc_exec_free(xp);
     return 0;

@@ -24,6 +24,11 @@ samc_status samc__parity_run_isolated(parity_run *r, samc_error *err)
         if (!samc__parity_is_point(r, r->recs[i].module))
             continue;
         r->seen[i] = true;
+        const samc_layer *L = samc_exec_find(&r->x, r->recs[i].module);
+        if (L->def->chained_only) { /* its children run alone */
+            r->rep->n_chained_only++;
+            continue;
+        }
         samc_layer_out o = {0};
         samc_error e = {0};
         samc_status st = samc__parity_run_alone(r, i, 0, &o, &e);

@@ -38,7 +38,7 @@ int samc__parity_record_at(const parity_run *r, int index)
 bool samc__parity_is_point(const parity_run *r, const char *module)
 {
     const samc_layer *L = samc_exec_find(&r->x, module);
-    return L && L->def->parity;
+    return L && samc_layer_is_parity(L);
 }
 
 /* Per-key call counter: per module like the dump's `call` attribute (image),

@@ -62,6 +62,7 @@ typedef struct samc_parity_report {
     int n_pass, n_fail, n_flips;   /* rows */
     int64_t n_flip_values;         /* values whose decision was re-synchronised */
     int n_ignored_records;     /* dump records of modules that are not parity points */
+    int n_chained_only;        /* isolated runs: records of composites compared in chained runs only */
     int first_fail;            /* row index, -1 when all pass */
 } samc_parity_report;
 

@@ -122,6 +122,15 @@ typedef struct samc_layer_def {
      * ctx->emit. 0: none (the wiring runs the part row by row). */
     size_t whole;
     bool parity;                   /* a parity point of the dump format (traced) */
+    /* A parity point only where this says so (NULL: `parity` decides):
+     * the families' dump formats differ (SAM 3's traces obj_ptr_tpos_proj,
+     * conv_s0 and mask_downsample, SAM 2's does not). */
+    int (*parity_if)(const void *self);
+    /* A composite whose record the isolated mode cannot rebuild (its inputs
+     * are the state of a whole call tree, not a record's in/ group, e.g.
+     * SAM 3's @track_step): compared in chained runs only; its children
+     * run alone. Such a row has no isolated runner. */
+    bool chained_only;
     /* instances of a '#' pattern; on any other row, 0 when this config does
      * not build the module (NULL: 1) */
     int (*count)(const void *self);
@@ -268,6 +277,8 @@ samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc)
  * the body's reason; on success the outputs go to the trace (parity points). */
 samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,
                             samc_error *err, int nslots, const char *const *slots, const samc_tensor *const *t);
+/* Whether instance L is a parity point (its row's `parity`, `parity_if`). */
+bool samc_layer_is_parity(const samc_layer *L);
 /* A composite's outputs to the trace (when it is a parity point). */
 void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t);

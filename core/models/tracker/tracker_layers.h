@@ -53,6 +53,7 @@ typedef struct samc_mask_decoder {
     int emb;                      /* the image embedding's side (masks are 4 emb) */
     int num_mask_tokens;          /* num_multimask_outputs + 1 */
     bool pred_obj_scores, pred_obj_scores_mlp, use_high_res_features, iou_sigmoid;
+    bool trace_high_res;          /* conv_s0/s1 are parity points (SAM 3's dump format) */
     bool dynamic_multimask_via_stability, use_multimask_token_for_obj_ptr;
     float dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
     const float *iou_token;       /* (1, dim) */
