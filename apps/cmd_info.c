@@ -86,9 +86,9 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
         printf("check: FAILED: %s\n", err.msg);
         return 1;
     }
-    printf("check: every key and shape matches the config (resolution %d, %d ViT blocks)\n", m->resolution,
-           m->n_blocks);
-    printf("vocabulary: %s\n", m->tok ? "in the dump (/model/bpe_vocab_gz)" : "not included: segment needs --vocab FILE");
+    printf("check: every key and shape matches the config (resolution %d, %d ViT blocks)\n", m->cfg.resolution,
+           m->vision.n_blocks);
+    printf("vocabulary: %s\n", m->language.tok ? "in the dump (/model/bpe_vocab_gz)" : "not included: segment needs --vocab FILE");
     int rc = 0;
     if (layers) {
         samc_exec x;

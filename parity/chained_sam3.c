@@ -27,22 +27,12 @@ static void compare_outputs(parity_run *r, int k, const samc_sam3_result *res)
 {
     char mod[64], path[128];
     snprintf(mod, sizeof mod, "/outputs/%d", k);
-    samc_tensor masks = {0}; /* [M,1,H,W] as recorded: [M,H,W] */
-    const samc_tensor *pm = NULL;
-    for (int i = 0; i < res->post.n; i++)
-        if (!strcmp(res->post.names[i], "masks"))
-            pm = &res->post.t[i];
-    if (pm && pm->ndim == 4) {
-        masks = *pm, masks.owns = false, masks.ndim = 3;
-        masks.shape[1] = pm->shape[2], masks.shape[2] = pm->shape[3];
-    }
+    const samc_tensor *pm = &res->post.masks; /* [M,1,H,W], recorded as [M,H,W] */
+    samc_tensor masks = *pm;
+    masks.owns = false, masks.ndim = 3, masks.shape[1] = pm->shape[2], masks.shape[2] = pm->shape[3];
     const char *names[] = {"scores", "boxes", "masks", "pred_logits", "pred_boxes", "presence_logit", "pred_masks"};
-    const samc_tensor *t[7] = {NULL, NULL, &masks, &res->pred_logits, &res->pred_boxes, &res->presence_logit,
-                               &res->pred_masks};
-    for (int i = 0; i < res->post.n; i++)
-        for (int j = 0; j < 2; j++)
-            if (!strcmp(res->post.names[i], names[j]))
-                t[j] = &res->post.t[i];
+    const samc_tensor *t[7] = {&res->post.scores, &res->post.boxes, &masks, &res->pred_logits, &res->pred_boxes,
+                               &res->presence_logit, &res->pred_masks};
     for (int i = 0; i < 7; i++) {
         snprintf(path, sizeof path, "/outputs/%d/%s", k, names[i]);
         if (t[i] && t[i]->data)

@@ -1,7 +1,7 @@
 /* ops_tables.c - the scalar reference's tables, generated from the kind
  * lists: the body of kind K is samc_ref_K (declared in ref/ref_ops.h,
  * defined in the file of its module under ref/nn/, ref/tracker/,
- * ref/sam2/). A row names
+ * ref/sam2/, ref/sam3/). A row names
  * its kind (SAMC_BODY(samc_tracker_ops, cxblock)), so grepping the kind
  * finds the row and every implementation's body; adding a kind adds its
  * bodies and nothing here. tests/test_registry.c checks that no kind is
@@ -23,5 +23,11 @@ const samc_tracker_ops samc_ref_tracker_ops = {
 const samc_sam2_ops samc_ref_sam2_ops = {
 #define SAMC_X(kind) .kind = samc_ref_##kind,
     SAMC_SAM2_OPS(SAMC_X)
+#undef SAMC_X
+};
+
+const samc_sam3_ops samc_ref_sam3_ops = {
+#define SAMC_X(kind) .kind = samc_ref_##kind,
+    SAMC_SAM3_OPS(SAMC_X)
 #undef SAMC_X
 };

@@ -80,41 +80,44 @@ void samc_ref_sigmoid(float *x, int64_t n)
         x[i] = (float)(1.0 / (1.0 + exp(-(double)x[i])));
 }
 
-void samc_ref_softmax(float *x, int n)
+samc_status samc_ref_attention(const float *q, int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv,
+                               int Lq, int Lk, int d, int dv, float scale, const samc_ref_attn_opts *o, float *out,
+                               int64_t ldo)
 {
-    float mx = -INFINITY;
-    for (int i = 0; i < n; i++)
-        mx = x[i] > mx ? x[i] : mx;
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += exp((double)x[i] - mx);
-    for (int i = 0; i < n; i++)
-        x[i] = (float)(exp((double)x[i] - mx) / sum);
-}
-
-samc_status samc_ref_attention_head(const float *q, int64_t ldq, const float *k, int64_t ldk,
-                                    const float *v, int64_t ldv, int Lq, int Lk, int d, int dv,
-                                    float scale, float *out, int64_t ldo)
-{
-    float *p = malloc((size_t)(Lk > 0 ? Lk : 1) * sizeof *p);
+    double *p = malloc((size_t)(Lk > 0 ? Lk : 1) * sizeof *p);
     if (!p)
         return samc_fail(NULL, SAMC_ERR_NOMEM, "attention row");
     for (int i = 0; i < Lq; i++) {
         const float *qi = q + (int64_t)i * ldq;
+        double mx = -INFINITY;
         for (int j = 0; j < Lk; j++) {
             const float *kj = k + (int64_t)j * ldk;
             double acc = 0;
             for (int c = 0; c < d; c++)
                 acc += (double)qi[c] * kj[c];
-            p[j] = (float)(acc * scale);
+            double s = o->f32_probs ? (double)(float)(acc * scale) : acc * scale;
+            if (o->bias)
+                s = o->f32_probs ? (double)(float)(s + o->bias[(int64_t)i * Lk + j]) : s + o->bias[(int64_t)i * Lk + j];
+            if (o->kpm && o->kpm[j] != 0.0f)
+                s = -INFINITY;
+            p[j] = s;
+            mx = s > mx ? s : mx;
         }
-        samc_ref_softmax(p, Lk);
+        double sum = 0;
+        for (int j = 0; j < Lk; j++)
+            sum += (p[j] = exp(p[j] - mx));
+        double norm = sum; /* the weighted sum is normalised at the end */
+        if (o->f32_probs) { /* or the probabilities first, stored as float32 */
+            for (int j = 0; j < Lk; j++)
+                p[j] = (float)(p[j] / sum);
+            norm = 1.0;
+        }
         float *oi = out + (int64_t)i * ldo;
         for (int c = 0; c < dv; c++) {
             double acc = 0;
             for (int j = 0; j < Lk; j++)
-                acc += (double)p[j] * v[(int64_t)j * ldv + c];
-            oi[c] = (float)acc;
+                acc += p[j] * v[(int64_t)j * ldv + c];
+            oi[c] = (float)(acc / norm);
         }
     }
     free(p);

@@ -7,6 +7,7 @@
 #ifndef SAMC_REF_PRIMS_H
 #define SAMC_REF_PRIMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/nn/records.h"
@@ -24,14 +25,34 @@ void samc_ref_layer_norm2d(const float *x, int B, int H, int W, const samc_norm 
 void samc_ref_gelu(float *x, int64_t n);    /* exact erf GELU, in place */
 void samc_ref_relu(float *x, int64_t n);    /* in place */
 void samc_ref_sigmoid(float *x, int64_t n); /* in place */
-void samc_ref_softmax(float *x, int n);     /* in place, max-subtracted */
 
-/* One attention head: out[i,:] = softmax(scale * q[i,:] . k[j,:]) v[j,:].
- * Rows are strided by ld* floats; d = q/k width, dv = v width. */
-samc_status samc_ref_attention_head(const float *q, int64_t ldq, const float *k, int64_t ldk,
-                                    const float *v, int64_t ldv, int Lq, int Lk, int d, int dv,
-                                    float scale, float *out, int64_t ldo);
+/* The optional terms of an attention head and where its arithmetic rounds. */
+typedef struct samc_ref_attn_opts {
+    const float *bias;      /* an additive float attn_mask (Lq, Lk) on the scores, or NULL */
+    const float *kpm;       /* a key padding mask (Lk): nonzero keys take no weight (-inf), or NULL */
+    /* true: the scores (after the bias) and the softmax probabilities are
+     * rounded to float32 where PyTorch stores them, and the weighted sum
+     * takes the normalised probabilities (SAM 2's reference); false: both
+     * stay in double and the sum is normalised at the end (SAM 3's). */
+    bool f32_probs;
+} samc_ref_attn_opts;
 
+/* The attention core: one head, out[i,:] = softmax(scale * q[i,:] . k[j,:]
+ * + bias[i,j]) v[j,:], a masked key taking no weight (a row whose every key
+ * is masked yields NaN, as PyTorch's). Rows are strided by ld* floats; d =
+ * q/k width, dv = v width. Dot products and sums in double. */
+samc_status samc_ref_attention(const float *q, int64_t ldq, const float *k, int64_t ldk, const float *v, int64_t ldv,
+                               int Lq, int Lk, int d, int dv, float scale, const samc_ref_attn_opts *o, float *out,
+                               int64_t ldo);
+
+/* One plain head (no bias, no mask) with float32 probabilities. */
+static inline samc_status samc_ref_attention_head(const float *q, int64_t ldq, const float *k, int64_t ldk,
+                                                  const float *v, int64_t ldv, int Lq, int Lk, int d, int dv,
+                                                  float scale, float *out, int64_t ldo)
+{
+    const samc_ref_attn_opts o = {.f32_probs = true};
+    return samc_ref_attention(q, ldq, k, ldk, v, ldv, Lq, Lk, d, dv, scale, &o, out, ldo);
+}
 
 /* Conv2d on NCHW x (B, cin, H, W) -> y (B, cout, Ho, Wo), zero padding. */
 void samc_ref_conv2d_nchw(const float *x, int B, int H, int W, const samc_conv2d *c, float *y);

@@ -29,15 +29,15 @@ typedef struct mounted_model {
     samc_tracker_model tracker;
 } mounted_model;
 
-#define AT(field) offsetof(mounted_model, field), offsetof(mounted_model, tracker.cfg)
+#define AT(field) .offset = offsetof(mounted_model, field), .cfg_offset = offsetof(mounted_model, tracker.cfg)
 static const samc_mount mounts[] = {
-    {&samc_prompt_encoder_part, "tracker.sam_prompt_encoder", AT(tracker.prompt_encoder)},
-    {&samc_mask_decoder_part, "tracker.sam_mask_decoder", AT(tracker.mask_decoder)},
-    {&samc_memory_attention_part, "tracker.transformer.encoder", AT(tracker.memory_attention)},
-    {&samc_memory_encoder_part, "tracker.maskmem_backbone", AT(tracker.memory_encoder)},
-    {&samc_tracker_part, "tracker", AT(tracker)},
-    {&samc_memory_bank_part, "tracker", AT(tracker)},
-    {&samc_postprocess_part, "tracker", AT(tracker)},
+    {.part = &samc_prompt_encoder_part, .root = "tracker.sam_prompt_encoder", AT(tracker.prompt_encoder)},
+    {.part = &samc_mask_decoder_part, .root = "tracker.sam_mask_decoder", AT(tracker.mask_decoder)},
+    {.part = &samc_memory_attention_part, .root = "tracker.transformer.encoder", AT(tracker.memory_attention)},
+    {.part = &samc_memory_encoder_part, .root = "tracker.maskmem_backbone", AT(tracker.memory_encoder)},
+    {.part = &samc_tracker_part, .root = "tracker", AT(tracker)},
+    {.part = &samc_memory_bank_part, .root = "tracker", AT(tracker)},
+    {.part = &samc_postprocess_part, .root = "tracker", AT(tracker)},
 };
 static const samc_layer_family mounted_family = {"mounted", mounts, (int)(sizeof mounts / sizeof mounts[0])};
 

@@ -1,6 +1,7 @@
 /* test_ops.c - every op of every implementation against ref, at the real
- * shapes of each built-in config (sam2.1 t, s, b+, l at 1024), in the manner
- * of ggml's test-backend-ops.
+ * shapes of each built-in config (sam2.1 t, s, b+, l at 1024, and the
+ * released SAM 3 image model at 1008), in the manner of ggml's
+ * test-backend-ops.
  *
  * The table is the layer registry itself: every row with an isolated runner
  * and an example (core/runtime/exec.h) is run on seeded inputs once with ref
@@ -12,9 +13,10 @@
  * Shapes: channels, heads, windows and pooling are the config's own. By
  * default the model runs at 512 and the token grids are reduced (two windows
  * across, 16 x 16 for global attention) so that the scalar reference fits the
- * CI budget; SAMC_OPTEST_FULL=1 runs the models at 1024 with their real
- * grids (minutes per config; docs/architecture.md records a run).
- * SAMC_OPTEST_CONFIGS=t,l picks configs.
+ * CI budget (SAM 3: at 112 px, an 8 x 8 grid, windowed blocks on one whole
+ * 24 x 24 window); SAMC_OPTEST_FULL=1 runs the models at 1024 (1008) with
+ * their real grids (minutes per config; docs/architecture.md records a
+ * run). SAMC_OPTEST_CONFIGS=t,l,sam3 picks configs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +29,7 @@
 #include <time.h>
 
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_model.h"
 #include "parity/parity.h"
 #include "util/testutil.h"
 
@@ -129,6 +132,64 @@ typedef struct variant {
     bool sam3_mask_size;
 } variant;
 
+/* An exec of `model` per implementation that can serve its family: ref
+ * first, then every other available one (one lacking the family's bodies,
+ * as bf16 SAM 3's, is left out: it falls back nowhere). */
+static samc_status open_execs(op_run *o, const samc_layer_family *fam, const void *model, samc_model_base *base,
+                              samc_error *err)
+{
+    samc_status st = SAMC_OK;
+    for (int k = -1; !st && k < samc_impl_count() && o->n_execs < 8; k++) { /* ref first */
+        const samc_impl *impl = k < 0 ? samc_impl_find("ref") : samc_impl_get(k);
+        if ((k >= 0 && !strcmp(impl->name, "ref")) || (impl->available && !impl->available(NULL)))
+            continue;
+        samc_error e = {0};
+        samc_status s2 = samc_exec_init_impl(&o->execs[o->n_execs], fam, model, base, impl->name, &e);
+        if (s2 && (!strcmp(impl->name, "ref") || !strcmp(impl->name, "fast")))
+            st = samc_fail(err, s2, "%s", e.msg);
+        else if (s2)
+            printf("%-15s %-6s skipped: %s\n", o->config, impl->name, e.msg);
+        else
+            samc_exec_set_threads(&o->execs[o->n_execs++], 2);
+    }
+    return st;
+}
+
+/* Every row with a runner and op-test inputs (the first instance of each
+ * class), on ref and on each other implementation. */
+static samc_status run_rows(op_run *o, const variant *var, bool full, samc_error *err)
+{
+    samc_status st = SAMC_OK;
+    for (int i = 0; !st && o->n_execs && i < o->execs[0].n_layers; i++) {
+        const samc_layer *L = &o->execs[0].layers[i];
+        if (!L->def->isolated || !L->def->example || !first_of_class(L) ||
+            (var->only && strncmp(L->name, var->only, strlen(var->only))))
+            continue;
+        for (int video = 0; !st && video < 2; video++) { /* the second body, where a row has one */
+            if (video && !L->def->body2)
+                break;
+            samc_layer_inputs in = {0};
+            st = L->def->example(L->self, L->index, 1000 + (uint64_t)i, full, &in, err);
+            in.video = video;
+            if (!st)
+                st = run_row(o, L, &in, err);
+            samc_inputs_free(&in);
+        }
+    }
+    return st;
+}
+
+static int finish(op_run *o, samc_status st, const samc_error *err, double *worst_rel, double *worst_nmse)
+{
+    if (st)
+        print_error("%s: %s\n", o->config, err->msg);
+    for (int k = 0; k < o->n_execs; k++)
+        samc_exec_free(&o->execs[k]);
+    *worst_rel = o->worst_rel > *worst_rel ? o->worst_rel : *worst_rel;
+    *worst_nmse = o->worst_nmse > *worst_nmse ? o->worst_nmse : *worst_nmse;
+    return st ? -1 : o->failures;
+}
+
 static int run_config(const char *config, const variant *var, bool full, double *worst_rel, double *worst_nmse)
 {
     samc_error err = {0};
@@ -147,38 +208,43 @@ static int run_config(const char *config, const variant *var, bool full, double 
         st = samc_sam2_random_weights(&cfg, 11, &w, &err);
     if (!st)
         st = samc_sam2_model_init(&m, w, &cfg, &err);
-    for (int k = -1; !st && k < samc_impl_count() && o.n_execs < 8; k++) { /* ref first */
-        const samc_impl *impl = k < 0 ? samc_impl_find("ref") : samc_impl_get(k);
-        if ((k >= 0 && !strcmp(impl->name, "ref")) || (impl->available && !impl->available(NULL)))
-            continue;
-        if (!(st = samc_sam2_exec_init(&execs[o.n_execs], m, &err)) &&
-            !(st = samc_exec_set_impl(&execs[o.n_execs], impl->name, &err)))
-            samc_exec_set_threads(&execs[o.n_execs++], 2);
-    }
-    for (int i = 0; !st && o.n_execs && i < execs[0].n_layers; i++) {
-        const samc_layer *L = &execs[0].layers[i];
-        if (!L->def->isolated || !L->def->example || !first_of_class(L) ||
-            (var->only && strncmp(L->name, var->only, strlen(var->only))))
-            continue;
-        for (int video = 0; !st && video < 2; video++) { /* the second body, where a row has one */
-            if (video && !L->def->body2)
-                break;
-            samc_layer_inputs in = {0};
-            st = L->def->example(L->self, L->index, 1000 + (uint64_t)i, full, &in, &err);
-            in.video = video;
-            if (!st)
-                st = run_row(&o, L, &in, &err);
-            samc_inputs_free(&in);
-        }
-    }
-    if (st)
-        print_error("%s: %s\n", config, err.msg);
-    for (int k = 0; k < o.n_execs; k++)
-        samc_exec_free(&execs[k]);
+    if (!st)
+        st = open_execs(&o, &samc_sam2_family, m, &m->base, &err);
+    if (!st)
+        st = run_rows(&o, var, full, &err);
+    const int r = finish(&o, st, &err, worst_rel, worst_nmse);
     samc_sam2_model_free(m);
-    *worst_rel = o.worst_rel > *worst_rel ? o.worst_rel : *worst_rel;
-    *worst_nmse = o.worst_nmse > *worst_nmse ? o.worst_nmse : *worst_nmse;
-    return st ? -1 : o.failures;
+    return r;
+}
+
+/* The released SAM 3 image model (with the tracker's neck copy, so that
+ * sam2_convs is covered) on random weights: every width, head count,
+ * window and depth of the release; its image at 112 px (an 8 x 8 token
+ * grid: global blocks on 64 tokens, windowed ones on one whole 24 x 24
+ * window) unless `full` (1008 px). */
+static int run_sam3(bool full, double *worst_rel, double *worst_nmse)
+{
+    samc_error err = {0};
+    samc_sam3_config cfg;
+    samc_weights *w = NULL;
+    samc_sam3_model *m = NULL;
+    samc_exec execs[8];
+    op_run o = {.config = "sam3", .execs = execs};
+    const variant all = {0};
+    samc_status st = samc_sam3_config_released(true, &cfg, &err);
+    if (!full)
+        cfg.resolution = cfg.vision.trunk.img_size = 8 * cfg.vision.trunk.patch_size;
+    if (!st)
+        st = samc_sam3_random_weights(&cfg, 11, &w, &err);
+    if (!st)
+        st = samc_sam3_model_init(&m, w, &cfg, "", "sam3 (released, random weights)", &err);
+    if (!st)
+        st = open_execs(&o, &samc_sam3_family, m, &m->base, &err);
+    if (!st)
+        st = run_rows(&o, &all, full, &err);
+    const int r = finish(&o, st, &err, worst_rel, worst_nmse);
+    samc_sam3_model_free(m);
+    return r;
 }
 
 static void test_ops(void **s)
@@ -188,10 +254,16 @@ static void test_ops(void **s)
     const bool full = full_env && atoi(full_env) != 0;
     const char *env = getenv("SAMC_OPTEST_CONFIGS");
     char list[64];
-    snprintf(list, sizeof list, "%s", env && *env ? env : "t,s,b+,l");
+    snprintf(list, sizeof list, "%s", env && *env ? env : "t,s,b+,l,sam3");
     double worst_rel = 0, worst_nmse = 0;
     int failures = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        if (!strcmp(tok, "sam3")) {
+            const int f = run_sam3(full, &worst_rel, &worst_nmse);
+            assert_true(f >= 0);
+            failures += f;
+            continue;
+        }
         char config[32];
         snprintf(config, sizeof config, "sam2.1_hiera_%s", tok);
         const variant plain = {0};

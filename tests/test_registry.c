@@ -28,8 +28,8 @@ static samc_sam2_model *load(const char *fixture)
     return m;
 }
 
-/* ref and fast have a body for every kind of the shared, tracker and SAM 2
- * tables (each table lists its bodies by name, so a kind left out is a
+/* ref and fast have a body for every kind of the shared, tracker, SAM 2 and
+ * SAM 3 tables (each table lists its bodies by name, so a kind left out is a
  * NULL here). */
 static void test_builtin_tables_complete(void **s)
 {
@@ -50,6 +50,9 @@ static void test_builtin_tables_complete(void **s)
 #undef SAMC_X
 #define SAMC_X(kind) CHECK(SAMC_OPS_SAM2, samc_sam2_ops, kind)
         SAMC_SAM2_OPS(SAMC_X)
+#undef SAMC_X
+#define SAMC_X(kind) CHECK(SAMC_OPS_SAM3, samc_sam3_ops, kind)
+        SAMC_SAM3_OPS(SAMC_X)
 #undef SAMC_X
 #undef CHECK
     }
@@ -94,6 +97,36 @@ static void test_rows(void **s)
 {
     (void)s;
     check_family_rows(&samc_sam2_family, true);
+    check_family_rows(&samc_sam3_family, true);
+}
+
+/* fast serves every layer of a SAM 3 model itself: no body is left to its
+ * fallback (ref), for any kind the SAM 3 rows name. */
+static void test_sam3_no_fallback(void **s)
+{
+    (void)s;
+    char *path = tu_src_path("fixtures/sam3/tiny_s2_text_boxes.h5");
+    samc_sam3_model *m = NULL;
+    samc_error e = {0};
+    assert_int_equal(samc_sam3_model_load(path, NULL, &m, &e), SAMC_OK);
+    samc_exec x;
+    assert_int_equal(samc_sam3_exec_init(&x, m, "fast", &e), SAMC_OK);
+    const samc_impl *fast = samc_impl_find("fast");
+    int bodies = 0;
+    for (int i = 0; i < x.n_layers; i++) {
+        const samc_layer *L = &x.layers[i];
+        if (!L->def->body)
+            continue;
+        if (L->impl != fast)
+            print_error("%s (%s) is served by %s\n", L->name, samc_kind_name(L->def->table, L->def->body),
+                        L->impl->name);
+        assert_ptr_equal(L->impl, fast);
+        bodies++;
+    }
+    assert_true(bodies >= 30);
+    samc_exec_free(&x);
+    samc_sam3_model_free(m);
+    free(path);
 }
 
 static void test_instances_unique(void **s)
@@ -177,6 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_tables_complete), cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_sam3_no_fallback),
         cmocka_unit_test(test_instances_unique),        cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_lacking_body),
     };

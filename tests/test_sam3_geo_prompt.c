@@ -1,9 +1,8 @@
 /* test_sam3_geo_prompt.c - fast's body of the SAM 3 geometry prompt encoding
  * (geometry_encoder.@encode_prompt) is the one that runs, and it agrees with
  * ref where the committed fixtures cannot show it:
- *  - fast has a SAM 3 body of its own for every kind, and an exec on fast
- *    resolves every SAM 3 layer with a body to fast (nothing left to a
- *    fallback: the parity CTests with --impl fast run fast's bodies);
+ *  - an exec on fast resolves the layer to fast's own body (that no SAM 3
+ *    body is left to a fallback is tests/test_registry.c's check);
  *  - on the tiny fixture model, fast and ref given the same inputs (points
  *    inside and outside the map, boxes tiny, full-image and at the border,
  *    padded entries in either part, labels 0 and 1, batch 2, points only,
@@ -60,33 +59,15 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Every member after `name` is a body pointer: fast has each one itself. */
-static void test_fast_has_every_body(void **state)
+/* The fast exec runs fast's own geometry prompt body (that no SAM 3 body
+ * is left to a fallback is tests/test_registry.c's). */
+static void test_fast_serves_geo_prompt(void **state)
 {
     fixture *f = *state;
     const samc_impl *fast = samc_impl_find("fast");
-    const size_t step = sizeof(((samc_sam3_ops *)0)->preprocess);
-    int kinds = 0;
-    for (size_t off = offsetof(samc_sam3_ops, preprocess); off < sizeof(samc_sam3_ops); off += step, kinds++) {
-        if (!samc_impl_has_body(fast, SAMC_OPS_SAM3, off))
-            print_error("fast has no SAM 3 body at offset %zu\n", off);
-        assert_true(samc_impl_has_body(fast, SAMC_OPS_SAM3, off));
-    }
-    assert_true(kinds >= 24); /* the 24 kinds of sam3_layers.h today */
-    int bodies = 0;
-    for (int i = 0; i < f->fast.n_layers; i++) {
-        const samc_layer *L = &f->fast.layers[i];
-        if (L->def->table < 0)
-            continue;
-        if (L->impl != fast)
-            print_error("%s is served by %s\n", L->name, L->impl->name);
-        assert_ptr_equal(L->impl, fast);
-        bodies++;
-    }
     assert_ptr_equal(samc_exec_find(&f->fast, LAYER)->impl, fast);
-    assert_ptr_equal(((const samc_sam3_ops *)samc_exec_find(&f->fast, LAYER)->ops)->geo_prompt,
-                     ((const samc_sam3_ops *)fast->ops[SAMC_OPS_SAM3])->geo_prompt);
-    assert_true(bodies > 0);
+    assert_ptr_equal(((const samc_sam3_ops *)samc_exec_find(&f->fast, LAYER)->ops)->sam3_geo_prompt,
+                     ((const samc_sam3_ops *)fast->ops[SAMC_OPS_SAM3])->sam3_geo_prompt);
 }
 
 /* One call's tensors: (n,B,k) prompts, (B,n) masks, (n,B) labels. */
@@ -151,7 +132,7 @@ static samc_status run_body(samc_exec *x, const geo_in *in, samc_tensor *embeds,
     samc_ctx *ctx = samc_layer_ctx(x, L);
     const samc_tensor *pts = samc_numel(&in->pts) ? &in->pts : NULL, *box = samc_numel(&in->box) ? &in->box : NULL;
     samc_status st = ((const samc_sam3_ops *)L->ops)
-                         ->geo_prompt(ctx, &m->geo, pts, pts ? &in->pmask : NULL, pts ? &in->plab : NULL, box,
+                         ->sam3_geo_prompt(ctx, &m->geo, pts, pts ? &in->pmask : NULL, pts ? &in->plab : NULL, box,
                                       box ? &in->bmask : NULL, box ? &in->blab : NULL, &in->img, in->H, in->W, embeds,
                                       mask);
     snprintf(msg, n, "%s", st ? ctx->err->msg : "");
@@ -290,7 +271,7 @@ static void test_released_width(void **state)
         samc_ctx *ctx = samc_layer_ctx(x[j], L);
         alloc_t(&e[j], 3, N, B, C), alloc_t(&k[j], 2, B, N, 0);
         samc_status st = ((const samc_sam3_ops *)L->ops)
-                             ->geo_prompt(ctx, &w.g, &in.pts, &in.pmask, &in.plab, &in.box, &in.bmask, &in.blab,
+                             ->sam3_geo_prompt(ctx, &w.g, &in.pts, &in.pmask, &in.plab, &in.box, &in.bmask, &in.blab,
                                           &in.img, in.H, in.W, &e[j], &k[j]);
         if (st)
             print_error("%s: %s\n", L->impl->name, ctx->err->msg);
@@ -337,7 +318,7 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fast_has_every_body),
+        cmocka_unit_test(test_fast_serves_geo_prompt),
         cmocka_unit_test(test_fast_matches_ref),
         cmocka_unit_test(test_released_width),
         cmocka_unit_test(test_refusals),

@@ -66,7 +66,7 @@ static void test_pt_and_safetensors(void **state)
     (void)state;
     char *cfg = tu_src_path(CKPT ".config.json");
     samc_sam3_model *pt = load(CKPT ".pt", cfg), *st = load(CKPT ".safetensors", cfg);
-    assert_true(pt->has_sam2_neck && st->has_sam2_neck); /* the tracker's neck copy is bound, not unexpected */
+    assert_true(pt->vision.has_sam2_neck && st->vision.has_sam2_neck); /* the tracker's neck copy is bound, not unexpected */
     expect_dump_weights(pt);
     expect_dump_weights(st);
     /* float32 tensors of both mapped files are views, not copies (the zip's

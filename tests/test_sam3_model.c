@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam3/sam3_runners.h"
+#include "core/models/sam3/sam3_model.h"
 #include "parity/dump.h"
 #include "util/testutil.h"
 
@@ -28,7 +28,8 @@
 typedef struct loaded {
     char *path;
     samc_dump *d;
-    cJSON *cfg;
+    samc_sam3_config cfg_value;
+    const samc_sam3_config *cfg;
 } loaded;
 
 static void open_fixture(loaded *f)
@@ -38,14 +39,13 @@ static void open_fixture(loaded *f)
     f->path = tu_src_path(FIXTURE);
     assert_int_equal(samc_dump_open(f->path, &f->d, &e), SAMC_OK);
     assert_int_equal(samc_dump_attr_str(f->d, "/model", "config_json", &text, &e), SAMC_OK);
-    f->cfg = cJSON_Parse(text);
+    assert_int_equal(samc_sam3_config_parse(text, "fixture", &f->cfg_value, &e), SAMC_OK);
+    f->cfg = &f->cfg_value;
     free(text);
-    assert_non_null(f->cfg);
 }
 
 static void close_fixture(loaded *f)
 {
-    cJSON_Delete(f->cfg);
     samc_dump_close(f->d);
     free(f->path);
 }
@@ -128,14 +128,14 @@ static void test_rope_from_config(void **state)
     assert_int_equal(samc_weights_open_h5(f.path, &w, &e), SAMC_OK);
     int n = 0;
     double worst = 0;
-    for (int i = 0; i < m->n_blocks; i++) {
+    for (int i = 0; i < m->vision.n_blocks; i++) {
         char key[160];
         snprintf(key, sizeof key, "backbone.vision_backbone.trunk.blocks.%d.attn.freqs_cis", i);
         const samc_tensor *t = samc_weights_find(w, key);
         assert_non_null(t);
-        assert_non_null(m->blocks[i].freqs_cis);
+        assert_non_null(m->vision.blocks[i].freqs_cis);
         for (int64_t k = 0; k < samc_numel(t); k++)
-            worst = fmax(worst, fabs((double)m->blocks[i].freqs_cis[k] - t->data[k]));
+            worst = fmax(worst, fabs((double)m->vision.blocks[i].freqs_cis[k] - t->data[k]));
         n++;
     }
     printf("RoPE tables from the config vs attn.freqs_cis: %d blocks, max |diff| %.3g\n", n, worst);
@@ -186,9 +186,9 @@ static void check_decoder_record(samc_exec *x, samc_dump *d, int index, double *
     const samc_sam3_model *m = x->model;
     samc_ctx *ctx;
     const samc_sam3_ops *o = ops_of(x, "transformer.decoder.ref_point_head", &ctx);
-    assert_int_equal(o->dec_query_pos(ctx, &m->dec, &ref, &s2, &q2), SAMC_OK);
+    assert_int_equal(o->sam3_dec_query_pos(ctx, &m->dec, &ref, &s2, &q2), SAMC_OK);
     o = ops_of(x, "transformer.decoder.@get_rpb_matrix", &ctx);
-    assert_int_equal(o->dec_boxrpb(ctx, &m->dec, &ref, (int)mss.data[0], (int)mss.data[1], &c2), SAMC_OK);
+    assert_int_equal(o->sam3_dec_boxrpb(ctx, &m->dec, &ref, (int)mss.data[0], (int)mss.data[1], &c2), SAMC_OK);
     worst[0] = fmax(worst[0], rel_err(&s2, &sine));
     worst[1] = fmax(worst[1], rel_err(&q2, &qpos));
     worst[2] = fmax(worst[2], rel_err(&c2, &cam));
@@ -234,12 +234,11 @@ static void test_decoder_substeps(void **state)
 static void test_released_preset_keys(void **state)
 {
     (void)state;
-    cJSON *cfg = NULL;
+    samc_sam3_config cfg;
     samc_error e = {0};
     samc_key_list keys;
-    assert_int_equal(samc_sam3_released_config(true, &cfg, &e), SAMC_OK);
-    assert_int_equal(samc_sam3_expected_keys(cfg, "detector.", &keys, &e), SAMC_OK);
-    cJSON_Delete(cfg);
+    assert_int_equal(samc_sam3_config_released(true, &cfg, &e), SAMC_OK);
+    assert_int_equal(samc_sam3_expected_keys(&cfg, "detector.", &keys, &e), SAMC_OK);
     char *path = tu_src_path("tests/data/sam3/released_detector_keys.tsv");
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -275,10 +274,60 @@ static void test_released_preset_keys(void **state)
     samc_key_list_free(&keys);
 }
 
+/* The detector's parts mounted as SAM 3's video model will mount them: at
+ * their image-model roots (the parity names) with their keys under
+ * "detector.<root>" (samc_mount.keys) and no walk-wide base. The walk lists
+ * exactly the keys of the image family read with base "detector.", and an
+ * exec names the layers exactly as the image family does. */
+static void test_detector_key_roots(void **state)
+{
+    (void)state;
+    samc_sam3_config cfg;
+    samc_error e = {0};
+    assert_int_equal(samc_sam3_config_released(true, &cfg, &e), SAMC_OK);
+    samc_mount mounts[16];
+    char keys[16][96];
+    const int n = samc_sam3_family.n_mounts;
+    assert_true(n <= 16);
+    for (int i = 0; i < n; i++) {
+        mounts[i] = samc_sam3_family.mounts[i];
+        snprintf(keys[i], sizeof keys[i], "detector%s%s", mounts[i].root[0] ? "." : "", mounts[i].root);
+        mounts[i].keys = keys[i];
+    }
+    const samc_layer_family video_like = {"sam3-detector-in-video", mounts, n};
+    samc_key_list want;
+    assert_int_equal(samc_sam3_expected_keys(&cfg, "detector.", &want, &e), SAMC_OK);
+    samc_sam3_model *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    m->cfg = cfg;
+    m->processor.resolution = cfg.resolution;
+    samc_sd sd;
+    samc_sd_begin(&sd, NULL, "", NULL);
+    assert_int_equal(samc_sd_family(&sd, &video_like, m, &e), SAMC_OK);
+    assert_int_equal(sd.keys.count, want.count);
+    for (int i = 0; i < want.count; i++)
+        assert_string_equal(sd.keys.items[i].key, want.items[i].key);
+    printf("detector parts with key roots: %d keys, the same as base \"detector.\"\n", want.count);
+    samc_model_base_init(&m->base);
+    samc_exec a, b;
+    assert_int_equal(samc_exec_init_impl(&a, &video_like, m, &m->base, "ref", &e), SAMC_OK);
+    assert_int_equal(samc_exec_init_impl(&b, &samc_sam3_family, m, &m->base, "ref", &e), SAMC_OK);
+    assert_int_equal(a.n_layers, b.n_layers);
+    for (int i = 0; i < a.n_layers; i++)
+        assert_string_equal(a.layers[i].name, b.layers[i].name);
+    samc_exec_free(&a), samc_exec_free(&b);
+    samc_model_base_free(&m->base);
+    samc_sd_free(&sd);
+    samc_key_list_free(&want);
+    samc_sam3_vision_release(&m->vision);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_strict_check), cmocka_unit_test(test_rope_from_config),
                                        cmocka_unit_test(test_decoder_substeps),
-                                       cmocka_unit_test(test_released_preset_keys)};
+                                       cmocka_unit_test(test_released_preset_keys),
+                                       cmocka_unit_test(test_detector_key_roots)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,37 +74,6 @@ static int die(const char *what, const samc_error *e)
     return 1;
 }
 
-/* Seeded values for every described key (the RoPE buffers are left out: the
- * walk computes them from the config). */
-static samc_status random_store(const samc_key_list *keys, samc_weights **out, samc_error *err)
-{
-    samc_weights *w = samc_weights_new("random");
-    uint64_t seed = 1234;
-    samc_status st = w ? SAMC_OK : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < keys->count && !st; i++) {
-        const samc_key_spec *k = &keys->items[i];
-        if (strstr(k->key, "freqs_cis"))
-            continue;
-        const int64_t n = samc_shape_numel(k->ndim, k->shape);
-        float *d = malloc((size_t)(n ? n : 1) * sizeof *d);
-        if (!d) {
-            st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory for '%s'", k->key);
-            break;
-        }
-        const size_t len = strlen(k->key);
-        const bool bias = len > 5 && !strcmp(k->key + len - 5, ".bias");
-        const int64_t fan_in = k->ndim > 1 && k->shape[0] ? n / k->shape[0] : 1;
-        const float a = 1.0f / sqrtf((float)(fan_in > 0 ? fan_in : 1));
-        for (int64_t j = 0; j < n; j++)
-            d[j] = k->ndim == 1 ? (bias ? 0.0f : 1.0f) : a * samc_rng_uniform(&seed);
-        st = samc_weights_add(w, k->key, k->ndim, k->shape, d, err);
-    }
-    if (st)
-        samc_weights_free(w), w = NULL;
-    *out = w;
-    return st;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -114,35 +83,20 @@ int main(int argc, char **argv)
     const char *impl = argc > 2 ? argv[2] : "fast";
     const int H = argc > 4 ? atoi(argv[3]) : 768, W = argc > 4 ? atoi(argv[4]) : 1024;
     samc_error e = {0};
-    cJSON *cfg = NULL;
+    samc_sam3_config cfg;
     samc_key_list keys;
     samc_weights *w = NULL;
     samc_sam3_model *m = NULL;
     double t0 = now();
-    if (argc > 5) {
-        FILE *f = fopen(argv[5], "rb");
-        static char buf[1 << 20];
-        const size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[n] = '\0';
-        cJSON *root = cJSON_Parse(buf), *image = root ? cJSON_DetachItemFromObject(root, "image") : NULL;
-        cfg = image ? image : root;
-        if (image)
-            cJSON_Delete(root);
-        if (!cfg)
-            return fprintf(stderr, "sam3_random_run: %s: not a JSON config\n", argv[5]), 1;
-    } else if (samc_sam3_released_config(false, &cfg, &e)) {
+    if (argc > 5 ? samc_sam3_config_from_file(argv[5], &cfg, &e) : samc_sam3_config_released(false, &cfg, &e))
         return die("config", &e);
-    }
-    if (samc_sam3_expected_keys(cfg, "", &keys, &e) || random_store(&keys, &w, &e) ||
-        samc_sam3_model_init(&m, w, cfg, "", "random", &e) ||
+    if (samc_sam3_expected_keys(&cfg, "", &keys, &e) || samc_sam3_random_weights(&cfg, 1234, &w, &e) ||
+        samc_sam3_model_init(&m, w, &cfg, "", "random", &e) ||
         samc_sam3_model_set_vocab(m, NULL, 0, argv[1], &e))
         return die("model", &e);
-    printf("model: %d keys, resolution %d, %d ViT blocks, built in %.2f s\n", keys.count, m->resolution, m->n_blocks,
+    printf("model: %d keys, resolution %d, %d ViT blocks, built in %.2f s\n", keys.count, m->cfg.resolution, m->vision.n_blocks,
            now() - t0);
     samc_key_list_free(&keys);
-    cJSON_Delete(cfg);
     samc_model *model = NULL;
     if (samc__model_wrap_sam3(m, "sam3 (built-in release), random weights", &model, &e))
         return die("model", &e);

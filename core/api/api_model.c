@@ -27,7 +27,7 @@ static samc_status load_sam3(const char *path, const samc_model_params *mp, samc
                        "anyway)", fe.msg);
     if (!st && mp->vocab)
         st = samc_sam3_model_set_vocab(m->sam3, NULL, 0, mp->vocab, err);
-    else if (!st && !m->sam3->tok)
+    else if (!st && !m->sam3->language.tok)
         st = samc_fail(err, SAMC_ERR_ARG, "%s: a SAM 3 model needs the tokenizer's vocabulary "
                        "bpe_simple_vocab_16e6.txt.gz: give it with --vocab FILE (samc_model_params.vocab)", path);
     if (mp->config)
@@ -106,7 +106,7 @@ int samc_model_image_size(const samc_model *model)
 {
     if (!model)
         return 0;
-    return model->family == SAMC_FAMILY_SAM3 ? model->sam3->resolution : model->sam2->cfg.image_size;
+    return model->family == SAMC_FAMILY_SAM3 ? model->sam3->cfg.resolution : model->sam2->cfg.image_size;
 }
 
 samc_status samc__api_need_family(const samc_model *m, samc_family want, const char *what, samc_error *err)

@@ -108,7 +108,7 @@ static void encode_progress(void *user, const char *module, const samc_scope *sc
     static const char blocks[] = "backbone.vision_backbone.trunk.blocks.";
     if (strncmp(module, blocks, sizeof blocks - 1) || strchr(module + sizeof blocks - 1, '.'))
         return;
-    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam3->n_blocks);
+    p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam3->vision.last_block + 1);
 }
 
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
@@ -141,12 +141,12 @@ static samc_status need_image(const samc_sam3_processor *p, const char *what, sa
 static samc_status warn_if_truncated(const samc_sam3_processor *p, const char *text, samc_error *err)
 {
     const samc_sam3_model *m = p->model->sam3;
-    const int ctx = m->text.context_length;
+    const int ctx = m->language.text.context_length;
     int64_t *ids = malloc((size_t)ctx * sizeof *ids);
     if (!ids)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     bool truncated = false;
-    samc_status st = samc_clip_tokenizer_encode(m->tok, text, ctx, ids, NULL, &truncated, err);
+    samc_status st = samc_clip_tokenizer_encode(m->language.tok, text, ctx, ids, NULL, &truncated, err);
     free(ids);
     if (!st && truncated)
         samc__log(SAMC_LOG_WARN, "the text is longer than the context of %d tokens (start and end included): "
@@ -214,15 +214,9 @@ samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_
     SAMC_API_NEED(p, err);
     if (!p->has_result)
         return samc_fail(err, SAMC_ERR_ARG, "results: no prompt has been run (set a text or add a box)");
-    for (int i = 0; i < p->res.post.n; i++) {
-        const samc_tensor *t = &p->res.post.t[i];
-        if (!strcmp(p->res.post.names[i], "scores"))
-            out->scores = t->data, out->n = (int)t->shape[0];
-        else if (!strcmp(p->res.post.names[i], "boxes"))
-            out->boxes = t->data;
-        else if (!strcmp(p->res.post.names[i], "masks"))
-            out->masks = t->data;
-    }
+    const samc_sam3_detections *d = &p->res.post;
+    out->scores = d->scores.data, out->n = (int)d->scores.shape[0];
+    out->boxes = d->boxes.data, out->masks = d->masks.data;
     out->h = p->img.h, out->w = p->img.w;
     return SAMC_OK;
 }

@@ -162,6 +162,11 @@ typedef struct samc_mount {
     const char *root;
     size_t offset;                 /* of the part instance in the family's model */
     size_t cfg_offset;             /* of its config section in the family's model */
+    /* Where its keys are when not under `root` (NULL: at root): SAM 3's
+     * video model mounts the detector's parts at their image-model roots
+     * (the parity names) with their keys under "detector.<root>", next to
+     * the tracker's parts at "tracker.*" (keys and names alike). */
+    const char *keys;
 } samc_mount;
 
 typedef struct samc_layer_family {

@@ -3,9 +3,7 @@
 #include "core/runtime/impl.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
-#include "fast/sam3/fast_sam3.h"
 #include "ref/ref_ops.h"
-#include "ref/sam3/ref_sam3.h"
 
 static const samc_impl ref_impl = {
     .name = "ref",

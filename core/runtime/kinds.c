@@ -3,6 +3,7 @@
 #include "core/runtime/impl.h"
 
 #include "core/models/sam2/sam2_layers.h"
+#include "core/models/sam3/sam3_layers.h"
 #include "core/models/tracker/tracker_layers.h"
 #include "core/nn/nn_ops.h"
 
@@ -28,6 +29,11 @@ const char *samc_kind_name(int table, size_t body)
     case SAMC_OPS_SAM2:
 #define TABLE_TYPE samc_sam2_ops
         SAMC_SAM2_OPS(SAMC_X)
+#undef TABLE_TYPE
+        break;
+    case SAMC_OPS_SAM3:
+#define TABLE_TYPE samc_sam3_ops
+        SAMC_SAM3_OPS(SAMC_X)
 #undef TABLE_TYPE
         break;
     default:

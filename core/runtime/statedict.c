@@ -33,7 +33,7 @@ samc_status samc_sd_family(samc_sd *sd, const samc_layer_family *fam, void *mode
         const samc_mount *mt = &fam->mounts[m];
         if (!mt->part->describe)
             continue;
-        samc_sd_mount(sd, mt->root);
+        samc_sd_mount(sd, mt->keys ? mt->keys : mt->root);
         samc_status st = mt->part->describe(sd, (char *)model + mt->offset, (const char *)model + mt->cfg_offset, err);
         if (st)
             return st;

@@ -80,7 +80,8 @@ void samc_sd_mlp(samc_sd *sd, samc_mlp *m, const char *name, int in, int hidden,
 void samc_sd_attention(samc_sd *sd, samc_attention *a, const char *name, int dim, int internal, int kv_in,
                        int heads);
 
-/* Every part of a family, in mount order, each mounted at its root:
+/* Every part of a family, in mount order, each mounted at its root (or
+ * its `keys` root where the mount gives one):
  * part->describe(sd, model + offset, model + cfg_offset). Stops at the
  * first part that fails (a config it cannot describe); a missing or
  * mis-shaped key never stops the walk (samc_sd_finish reports it). */

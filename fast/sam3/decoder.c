@@ -1,11 +1,21 @@
-/* decoder.c - sam3/model/decoder.py TransformerDecoderLayer.forward (no DAC),
- * fast body: the presence token prepended (zero query position, a zero
- * bias row), self-attention, text cross-attention, image cross-attention
- * with the boxRPB bias, FFN, each post-norm; attention on fast/sam3/mha.c
- * with the residual adds fused into out_proj and linear2. */
+/* decoder.c - sam3/model/decoder.py, fast bodies: TransformerDecoderLayer.
+ * forward (no DAC: the presence token prepended with a zero query position
+ * and a zero bias row, self-attention, text cross-attention, image
+ * cross-attention with the boxRPB bias, FFN, each post-norm; attention on
+ * fast/sam3/mha.c with the residual adds fused into out_proj and linear2)
+ * and the per-layer steps of TransformerDecoder.forward: the query sine
+ * embedding + ref_point_head, the boxRPB bias (the box geometry is the
+ * core/nn/ code ref uses, its MLPs the shared fast MLP, one call per axis
+ * for every box) and the box refinement (out_norm, bbox_embed, then
+ * sigmoid(delta + inverse_sigmoid(ref)) with core/nn/box_geom.c: the same
+ * float operations as ref). */
+#include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/box_geom.h"
+#include "core/nn/sine_embed.h"
 #include "fast/fast.h"
 #include "fast/sam3/fast_sam3.h"
 
@@ -118,5 +128,93 @@ samc_status samc_fast_sam3_dec_layer(samc_ctx *ctx, const samc_sam3_dec_layer *l
         for (int i = 0; i < nq; i++)
             memcpy(out->data + i * ld + (int64_t)b * D, x + (int64_t)(np + i) * D, (size_t)D * sizeof *x);
     }
+    return SAMC_OK;
+}
+
+samc_status samc_fast_sam3_dec_query_pos(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref,
+                                         samc_tensor *sine, samc_tensor *query_pos)
+{
+    const int D = dec->d_model;
+    if (ref->ndim != 3 || ref->shape[2] != 4)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "decoder query pos: reference boxes are not (nq,B,4)");
+    const int64_t rows = ref->shape[0] * ref->shape[1];
+    if (samc_numel(sine) != rows * 2 * D || samc_numel(query_pos) != rows * D || sine->shape[sine->ndim - 1] != 2 * D ||
+        query_pos->shape[query_pos->ndim - 1] != D || dec->ref_point_head.layers[0].in != 2 * D)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "decoder query pos: outputs are not (nq,B,%d) and (nq,B,%d)",
+                         2 * D, D);
+    for (int64_t r = 0; r < rows; r++) /* gen_sineembed_for_position(ref, d_model) */
+        samc_sine_embed_box4(ref->data + r * 4, D / 2, sine->data + r * 2 * D);
+    samc_status st = samc_fast_mlp(ctx, &dec->ref_point_head, sine, query_pos);
+    return st ? samc_fail(ctx->err, st, "decoder query pos: ref_point_head") : SAMC_OK;
+}
+
+samc_status samc_fast_sam3_dec_boxrpb(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref, int H,
+                                      int W, samc_tensor *out)
+{
+    const int nh = dec->heads;
+    if (ref->ndim != 3 || ref->shape[2] != 4 || H < 1 || W < 1)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "boxRPB: reference boxes are not (nq,B,4)");
+    const int nq = (int)ref->shape[0], B = (int)ref->shape[1], n_in = dec->boxrpb == SAMC_SAM3_RPB_BOTH ? 4 : 2;
+    if (out->ndim != 3 || out->shape[0] != (int64_t)B * nh || out->shape[1] != nq || out->shape[2] != (int64_t)H * W)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "boxRPB: output is not (%d,%d,%d)", B * nh, nq, H * W);
+    if (dec->boxrpb == SAMC_SAM3_RPB_NONE || dec->boxrpb_x.layers[0].in != n_in || dec->boxrpb_y.layers[0].in != n_in ||
+        dec->boxrpb_x.layers[dec->boxrpb_x.num_layers - 1].out != nh ||
+        dec->boxrpb_y.layers[dec->boxrpb_y.num_layers - 1].out != nh)
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "boxRPB: mode %d or embed MLP shapes do not fit %d heads",
+                         dec->boxrpb, nh);
+    /* every box's axis deltas at once, then one MLP call per axis */
+    const int64_t nb = (int64_t)B * nq;
+    float *dx = malloc((size_t)(nb * W * n_in) * sizeof *dx), *dy = malloc((size_t)(nb * H * n_in) * sizeof *dy);
+    float *ex = malloc((size_t)(nb * W * nh) * sizeof *ex), *ey = malloc((size_t)(nb * H * nh) * sizeof *ey);
+    samc_status st = SAMC_OK;
+    if (!dx || !dy || !ex || !ey)
+        st = samc_fail(ctx->err, SAMC_ERR_NOMEM, "boxRPB: buffers");
+    for (int64_t k = 0; k < nb && !st; k++) { /* box k = (b, q): ref row q * B + b */
+        const int b = (int)(k / nq), q = (int)(k % nq);
+        float xyxy[4];
+        samc_box_cxcywh_to_xyxy(ref->data + ((int64_t)q * B + b) * 4, xyxy);
+        samc_boxrpb_axis(xyxy[0], xyxy[2], W, dec->boxrpb, dx + k * W * n_in); /* deltas_x: x0, x1 */
+        samc_boxrpb_axis(xyxy[1], xyxy[3], H, dec->boxrpb, dy + k * H * n_in); /* deltas_y: y0, y1 */
+    }
+    if (!st) {
+        samc_tensor tx = fast_view2(dx, nb * W, n_in), ty = fast_view2(dy, nb * H, n_in);
+        samc_tensor ox = fast_view2(ex, nb * W, nh), oy = fast_view2(ey, nb * H, nh);
+        if ((st = samc_fast_mlp(ctx, &dec->boxrpb_x, &tx, &ox)) || (st = samc_fast_mlp(ctx, &dec->boxrpb_y, &ty, &oy)))
+            st = samc_fail(ctx->err, st, "boxRPB: embed MLP");
+    }
+    if (!st) {
+        const int nt = samc__fast_threads(ctx);
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t k = 0; k < nb; k++) { /* B[b, h, q, y*W + x] = ey[y, h] + ex[x, h] */
+            const int b = (int)(k / nq), q = (int)(k % nq);
+            const float *exk = ex + k * W * nh, *eyk = ey + k * H * nh;
+            for (int hh = 0; hh < nh; hh++) {
+                float *o = out->data + (((int64_t)b * nh + hh) * nq + q) * H * W;
+                for (int y = 0; y < H; y++)
+                    for (int xx = 0; xx < W; xx++)
+                        o[(int64_t)y * W + xx] = eyk[(int64_t)y * nh + hh] + exk[(int64_t)xx * nh + hh];
+            }
+        }
+    }
+    free(dx), free(dy), free(ex), free(ey);
+    return st;
+}
+
+samc_status samc_fast_sam3_dec_refine(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *out,
+                                      const samc_tensor *ref, samc_tensor *normed, samc_tensor *new_ref)
+{
+    const int D = dec->d_model;
+    if (out->ndim != 3 || out->shape[2] != D || !samc_tensor_same_shape(out, normed) || ref->ndim != 3 ||
+        ref->shape[0] != out->shape[0] || ref->shape[1] != out->shape[1] || ref->shape[2] != 4 ||
+        !samc_tensor_same_shape(ref, new_ref))
+        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "box refine: out (nq,B,%d), ref/new_ref (nq,B,4) expected", D);
+    const int64_t rows = out->shape[0] * out->shape[1];
+    samc__fast_layer_norm(samc__fast_threads(ctx), out->data, rows, &dec->norm, normed->data); /* out_norm */
+    /* delta_unsig = box_head(out_norm(output)) (use_normed_output_consistently), into new_ref */
+    samc_status st = samc_fast_mlp(ctx, &dec->bbox_embed, dec->normed_output_consistently ? normed : out, new_ref);
+    if (st)
+        return samc_fail(ctx->err, st, "box refine: bbox_embed");
+    for (int64_t i = 0; i < rows * 4; i++) /* sigmoid(delta + inverse_sigmoid(ref)) */
+        new_ref->data[i] = samc_sigmoidf(new_ref->data[i] + samc_inverse_sigmoidf(ref->data[i], 1e-3f));
     return SAMC_OK;
 }

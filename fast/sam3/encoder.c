@@ -1,9 +1,8 @@
 /* encoder.c - sam3/model/encoder.py TransformerEncoderLayer.forward_pre (the
- * fusion encoder's and the geometry encoder's layer), a LayerNorm over the
- * last dimension, and text_encoder_ve.py ResidualAttentionBlock: fast
- * bodies. Rows of one batch element are read in place (seq-first rows are
- * B*C apart), the attention is fast/sam3/mha.c, the residual adds are fused
- * into out_proj and the second FFN GEMM. */
+ * fusion encoder's and the geometry encoder's layer), fast body. Rows of
+ * one batch element are read in place (seq-first rows are B*C apart), the
+ * attention is fast/sam3/mha.c, the residual adds are fused into out_proj
+ * and the second FFN GEMM. */
 #include <string.h>
 
 #include "core/base/error.h"
@@ -77,41 +76,3 @@ samc_status samc_fast_sam3_enc_layer(samc_ctx *ctx, const samc_sam3_enc_layer *l
     return SAMC_OK;
 }
 
-samc_status samc_fast_sam3_layer_norm(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x, samc_tensor *out)
-{
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != n->dim || !samc_tensor_same_shape(x, out))
-        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "layer norm: input/output last dim is not %d", n->dim);
-    samc__fast_layer_norm(samc__fast_threads(ctx), x->data, samc_numel(x) / n->dim, n, out->data);
-    return SAMC_OK;
-}
-
-samc_status samc_fast_sam3_text_block(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
-                                      const samc_tensor *attn_mask, samc_tensor *out)
-{
-    const int Wd = blk->width;
-    if (x->ndim != 3 || x->shape[2] != Wd || !samc_tensor_same_shape(x, out))
-        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "text block: input/output are not (B,L,%d)", Wd);
-    const int B = (int)x->shape[0], L = (int)x->shape[1];
-    if (attn_mask && (attn_mask->ndim != 2 || attn_mask->shape[0] != L || attn_mask->shape[1] != L))
-        return samc_fail(ctx->err, SAMC_ERR_SHAPE, "text block: attn_mask is not (%d,%d)", L, L);
-    const int hidden = blk->c_fc.out, nt = samc__fast_threads(ctx);
-    const size_t counts[2] = {(size_t)L * Wd, (size_t)L * hidden + samc__fast_sam3_mha_scratch(&blk->attn, L, L)};
-    float *buf[2];
-    samc_status st = samc__fast_ws_get(ctx, 2, counts, buf);
-    if (st)
-        return samc_fail(ctx->err, st, "text block: out of memory");
-    float *n = buf[0], *h = buf[1];
-    memcpy(out->data, x->data, (size_t)samc_numel(x) * sizeof *out->data);
-    for (int b = 0; b < B; b++) {
-        float *xb = out->data + (int64_t)b * L * Wd;
-        samc__fast_layer_norm_rows(xb, Wd, L, &blk->ln_1, n, Wd); /* x = x + attn(ln_1(x), mask) */
-        const fast_mha_io io = {.q = n, .k = n, .v = n, .ldq = Wd, .ldk = Wd, .ldv = Wd, .Lq = L, .Lk = L,
-                                .bias = attn_mask ? attn_mask->data : NULL, .out = xb, .ldo = Wd,
-                                .accumulate = true};
-        samc__fast_sam3_mha(ctx, nt, &blk->attn, &io, h);
-        samc__fast_layer_norm_rows(xb, Wd, L, &blk->ln_2, n, Wd); /* x = x + mlp(ln_2(x)) */
-        samc__fast_linear_x(ctx, nt, n, Wd, L, &blk->c_fc, h, hidden, FAST_GEMM_GELU);
-        samc__fast_linear_x(ctx, nt, h, hidden, L, &blk->c_proj, xb, Wd, FAST_GEMM_ACC);
-    }
-    return SAMC_OK;
-}

@@ -7,27 +7,9 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/max_pool.h"
 #include "fast/fast.h"
 #include "fast/sam3/fast_sam3.h"
-
-/* MaxPool2d(2, 2) on planes; NaN propagates as in PyTorch. */
-static void max_pool2(int nt, const float *x, int64_t planes, int H, int W, float *y)
-{
-    const int Ho = H / 2, Wo = W / 2;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t p = 0; p < planes; p++)
-        for (int i = 0; i < Ho; i++)
-            for (int j = 0; j < Wo; j++) {
-                float m = -INFINITY;
-                for (int di = 0; di < 2; di++)
-                    for (int dj = 0; dj < 2; dj++) {
-                        const float v = x[(p * H + 2 * i + di) * W + 2 * j + dj];
-                        if (v > m || isnan(v))
-                            m = v;
-                    }
-                y[(p * Ho + i) * Wo + j] = m;
-            }
-}
 
 samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level *lvl, const samc_tensor *x,
                                       samc_tensor *out)
@@ -74,7 +56,7 @@ samc_status samc_fast_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level 
             samc__fast_conv_t2d(nt, &lvl->dconv0, xb, H0, W0, buf[1], buf[3]);
             cur = buf[1];
         } else if (s == 0.5f) {
-            max_pool2(nt, xb, C0, H0, W0, buf[1]);
+            samc_max_pool_planes(nt, xb, C0, H0, W0, 2, buf[1]);
             cur = buf[1];
         }
         samc__fast_conv2d(nt, c1, cur, H, W, buf[2], buf[3]);

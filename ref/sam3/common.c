@@ -1,5 +1,6 @@
-/* common.c - helpers shared by the SAM 3 ref bodies: nn.MultiheadAttention,
- * seq-first / batch-first row access, GroupNorm. */
+/* common.c - helpers shared by the SAM 3 ref bodies: nn.MultiheadAttention
+ * (its heads on ref/prims.c's attention core), seq-first / batch-first row
+ * access, GroupNorm. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,40 +8,6 @@
 #include "core/base/error.h"
 #include "ref/prims.h"
 #include "ref/sam3/ref_sam3.h"
-
-/* softmax(scale * q.k + bias) v for one head; -inf entries (key padding)
- * take no weight. A row whose every key is masked yields NaN, as PyTorch's. */
-static void mha_head(const float *q, const float *k, const float *v, int Lq, int Lk, int d, int hd,
-                     float scale, const float *bias, const float *kpm, double *p, float *out)
-{
-    for (int i = 0; i < Lq; i++) {
-        const float *qi = q + (int64_t)i * d;
-        double mx = -INFINITY;
-        for (int j = 0; j < Lk; j++) {
-            const float *kj = k + (int64_t)j * d;
-            double acc = 0;
-            for (int c = 0; c < hd; c++)
-                acc += (double)qi[c] * kj[c];
-            double s = acc * scale;
-            if (bias)
-                s += bias[(int64_t)i * Lk + j];
-            if (kpm && kpm[j] != 0.0f)
-                s = -INFINITY;
-            p[j] = s;
-            mx = s > mx ? s : mx;
-        }
-        double sum = 0;
-        for (int j = 0; j < Lk; j++)
-            sum += (p[j] = exp(p[j] - mx));
-        float *oi = out + (int64_t)i * d;
-        for (int c = 0; c < hd; c++) {
-            double acc = 0;
-            for (int j = 0; j < Lk; j++)
-                acc += p[j] * v[(int64_t)j * d + c];
-            oi[c] = (float)(acc / sum);
-        }
-    }
-}
 
 samc_status samc_ref_sam3_mha(const samc_attention *a, const float *q, int Lq, const float *k,
                               const float *v, int Lk, const float *bias, const float *kpm,
@@ -50,21 +17,23 @@ samc_status samc_ref_sam3_mha(const samc_attention *a, const float *q, int Lq, c
     const float scale = (float)(1.0 / sqrt((double)hd));
     float *qp = malloc((size_t)Lq * d * sizeof *qp), *kp = malloc((size_t)Lk * d * sizeof *kp);
     float *vp = malloc((size_t)Lk * d * sizeof *vp), *o = malloc((size_t)Lq * d * sizeof *o);
-    double *p = malloc((size_t)(Lk > 0 ? Lk : 1) * sizeof *p);
     samc_status st = SAMC_OK;
-    if (!qp || !kp || !vp || !o || !p) {
+    if (!qp || !kp || !vp || !o) {
         st = samc_fail(NULL, SAMC_ERR_NOMEM, "attention: %dx%d tokens", Lq, Lk);
         goto done;
     }
     samc_ref_linear(q, Lq, &a->q, qp);
     samc_ref_linear(k, Lk, &a->k, kp);
     samc_ref_linear(v, Lk, &a->v, vp);
-    for (int h = 0; h < a->heads; h++)
-        mha_head(qp + h * hd, kp + h * hd, vp + h * hd, Lq, Lk, d, hd, scale,
-                 bias ? bias + (int64_t)h * Lq * Lk : NULL, kpm, p, o + h * hd);
-    samc_ref_linear(o, Lq, &a->out, out);
+    for (int h = 0; h < a->heads && !st; h++) { /* scores and probabilities in double */
+        const samc_ref_attn_opts opts = {.bias = bias ? bias + (int64_t)h * Lq * Lk : NULL, .kpm = kpm};
+        st = samc_ref_attention(qp + h * hd, d, kp + h * hd, d, vp + h * hd, d, Lq, Lk, hd, hd, scale, &opts,
+                                o + h * hd, d);
+    }
+    if (!st)
+        samc_ref_linear(o, Lq, &a->out, out);
 done:
-    free(qp), free(kp), free(vp), free(o), free(p);
+    free(qp), free(kp), free(vp), free(o);
     return st;
 }
 

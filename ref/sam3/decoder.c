@@ -216,22 +216,3 @@ samc_status samc_ref_sam3_dec_refine(samc_ctx *ctx, const samc_sam3_decoder *dec
     return st ? samc_fail(ERR(ctx), st, "box refine: bbox_embed") : SAMC_OK;
 }
 
-samc_status samc_ref_sam3_dec_presence(samc_ctx *ctx, const samc_sam3_decoder *dec,
-                                       const samc_tensor *presence, samc_tensor *out)
-{
-    const int D = dec->d_model;
-    const int64_t ps[3] = {1, -1, D};
-    if (!samc_ref_sam3_shape_is(presence, 3, ps) || out->ndim != 2 || out->shape[0] != 1 ||
-        out->shape[1] != presence->shape[1] ||
-        dec->presence_head.layers[dec->presence_head.num_layers - 1].out != 1)
-        return samc_fail(ERR(ctx), SAMC_ERR_SHAPE, "presence head: input (1,B,%d) -> (1,B) expected", D);
-    const int B = (int)presence->shape[1];
-    float *n = malloc((size_t)B * D * sizeof *n);
-    if (!n)
-        return samc_fail(ERR(ctx), SAMC_ERR_NOMEM, "presence head");
-    samc_ref_layer_norm_rows(presence->data, B, &dec->presence_out_norm, n);
-    /* the clamp to +-10 in the official code discards its result: no clamp */
-    samc_status st = samc_ref_mlp_rows(n, B, &dec->presence_head, out->data);
-    free(n);
-    return st ? samc_fail(ERR(ctx), st, "presence head") : SAMC_OK;
-}

@@ -1,6 +1,5 @@
 /* encoder.c - sam3/model/encoder.py TransformerEncoderLayer.forward_pre (the
- * layer of the fusion encoder and of the geometry encoder), and a plain
- * LayerNorm over the last dimension. */
+ * layer of the fusion encoder and of the geometry encoder). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,12 +106,3 @@ done:
     return st;
 }
 
-samc_status samc_ref_sam3_layer_norm(samc_ctx *ctx, const samc_norm *nrm, const samc_tensor *x,
-                                     samc_tensor *out)
-{
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != nrm->dim || !samc_tensor_same_shape(x, out))
-        return samc_fail(ERR(ctx), SAMC_ERR_SHAPE, "layer norm: input/output last dim is not %d",
-                         nrm->dim);
-    samc_ref_layer_norm_rows(x->data, samc_numel(x) / nrm->dim, nrm, out->data);
-    return SAMC_OK;
-}

@@ -11,26 +11,9 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/nn/max_pool.h"
 #include "ref/prims.h"
 #include "ref/sam3/ref_sam3.h"
-
-/* MaxPool2d(kernel 2, stride 2, floor): NaN propagates as in PyTorch. */
-static void max_pool2(const float *x, int64_t planes, int H, int W, float *y)
-{
-    const int Ho = H / 2, Wo = W / 2;
-    for (int64_t p = 0; p < planes; p++)
-        for (int i = 0; i < Ho; i++)
-            for (int j = 0; j < Wo; j++) {
-                float m = -INFINITY;
-                for (int di = 0; di < 2; di++)
-                    for (int dj = 0; dj < 2; dj++) {
-                        const float v = x[(p * H + 2 * i + di) * W + 2 * j + dj];
-                        if (v > m || isnan(v))
-                            m = v;
-                    }
-                y[(p * Ho + i) * Wo + j] = m;
-            }
-}
 
 samc_status samc_ref_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level *lvl,
                                      const samc_tensor *x, samc_tensor *out)
@@ -67,7 +50,7 @@ samc_status samc_ref_sam3_neck_level(samc_ctx *ctx, const samc_sam3_neck_level *
         a = malloc((size_t)B * C * (H / 2) * (W / 2) * sizeof *a + 1);
         if (!a)
             goto nomem;
-        max_pool2(cur, (int64_t)B * C, H, W, a);
+        samc_max_pool_planes(1, cur, (int64_t)B * C, H, W, 2, a);
         H /= 2, W /= 2, cur = a;
     }
     const samc_conv2d *c1 = &lvl->conv_1x1, *c3 = &lvl->conv_3x3;

@@ -11,23 +11,21 @@
 #include "core/models/family.h"
 
 /* Every part at its root, in the order of SAM2Base's state_dict. */
+#define AT(part, cfg) .offset = offsetof(samc_sam2_model, part), .cfg_offset = offsetof(samc_sam2_model, cfg)
 static const samc_mount mounts[] = {
-    {&samc_sam2_preprocess_part, "", offsetof(samc_sam2_model, transforms), offsetof(samc_sam2_model, cfg)},
-    {&samc_sam2_image_encoder_part, "image_encoder", offsetof(samc_sam2_model, image_encoder),
-     offsetof(samc_sam2_model, cfg)},
-    {&samc_prompt_encoder_part, "sam_prompt_encoder", offsetof(samc_sam2_model, tracker.prompt_encoder),
-     offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_mask_decoder_part, "sam_mask_decoder", offsetof(samc_sam2_model, tracker.mask_decoder),
-     offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_memory_attention_part, "memory_attention", offsetof(samc_sam2_model, tracker.memory_attention),
-     offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_memory_encoder_part, "memory_encoder", offsetof(samc_sam2_model, tracker.memory_encoder),
-     offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_tracker_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_memory_bank_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
-    {&samc_postprocess_part, "", offsetof(samc_sam2_model, tracker), offsetof(samc_sam2_model, tracker.cfg)},
+    {.part = &samc_sam2_preprocess_part, .root = "", AT(transforms, cfg)},
+    {.part = &samc_sam2_image_encoder_part, .root = "image_encoder", AT(image_encoder, cfg)},
+    {.part = &samc_prompt_encoder_part, .root = "sam_prompt_encoder", AT(tracker.prompt_encoder, tracker.cfg)},
+    {.part = &samc_mask_decoder_part, .root = "sam_mask_decoder", AT(tracker.mask_decoder, tracker.cfg)},
+    {.part = &samc_memory_attention_part, .root = "memory_attention", AT(tracker.memory_attention, tracker.cfg)},
+    {.part = &samc_memory_encoder_part, .root = "memory_encoder", AT(tracker.memory_encoder, tracker.cfg)},
+    {.part = &samc_tracker_part, .root = "", AT(tracker, tracker.cfg)},
+    {.part = &samc_memory_bank_part, .root = "", AT(tracker, tracker.cfg)},
+    {.part = &samc_postprocess_part, .root = "", AT(tracker, tracker.cfg)},
 };
-const samc_layer_family samc_sam2_family = {"sam2", mounts, (int)(sizeof mounts / sizeof mounts[0])};
+#undef AT
+const samc_layer_family samc_sam2_family = {.name = "sam2", .mounts = mounts,
+                                           .n_mounts = (int)(sizeof mounts / sizeof mounts[0])};
 
 void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *t)
 {

@@ -1,11 +1,11 @@
-/* sam3_layers.h - weight records and the ops table of the SAM 3 image layers.
+/* sam3_layers.h - the layer kinds of the SAM 3 image model (the detector
+ * of sam3.pt): weight records, one signature per kind, and the ops table
+ * every implementation fills (core/runtime/impl.h, SAMC_OPS_SAM3). The
+ * official code is facebookresearch/sam3 (the sam3/model/ Python files);
+ * every record names the class it mirrors. The parts that hold these
+ * records and call these kinds are core/models/sam3/sam3_parts.h.
  *
- * Same contract as core/models/sam2/sam2_layers.h (SAM 2): one signature per layer kind, two
- * bodies (ref/sam3/, fast/), reached through a samc_sam3_ops table. The
- * official code is facebookresearch/sam3 (the sam3/model/ Python files); every record names
- * the class it mirrors.
- *
- * Conventions (in addition to core/models/sam2/sam2_layers.h)
+ * Conventions (in addition to core/nn/records.h)
  *  - Tensors are contiguous float32 in the layout PyTorch has at that point:
  *    the ViT works in BHWC, the neck and heads in NCHW, the DETR parts
  *    sequence-first (L, B, C) except the fusion encoder's layers, which are
@@ -14,7 +14,7 @@
  *    0/1 (1 = True = padding), the dump's int32 read as float.
  *  - nn.MultiheadAttention's packed in_proj_weight (3d, d) is bound as three
  *    samc_linear views (rows [0,d), [d,2d), [2d,3d)) of a samc_attention
- *    (core/models/sam2/sam2_layers.h), internal_dim = d, heads split head-major.
+ *    (core/nn/records.h), internal_dim = d, heads split head-major.
  *  - LayerNorm eps is 1e-5 everywhere in the SAM 3 detector (nn.LayerNorm
  *    default, and the ViT's partial(nn.LayerNorm, eps=1e-5)).
  */
@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/models/sam3/sam3_config.h"
 #include "core/nn/records.h"
 
 /* ---- primitives the SAM 2 records lack ------------------------------------ */
@@ -71,12 +72,10 @@ typedef struct samc_sam3_neck_level {
     samc_conv2d conv_1x1, conv_3x3;
 } samc_sam3_neck_level;
 
-#define SAMC_SAM3_NECK_MAX 4
 typedef struct samc_sam3_neck {
     int n_levels, d_model;
     samc_sam3_neck_level levels[SAMC_SAM3_NECK_MAX];
     samc_sine_pe pe;         /* position_encoding.PositionEmbeddingSine (same numerics as SAM 2's) */
-    int scalp;               /* SAM3VLBackbone drops this many of the lowest levels */
 } samc_sam3_neck;
 
 /* ---- text: sam3/model/text_encoder_ve.py ---------------------------------- */
@@ -89,7 +88,6 @@ typedef struct samc_sam3_text_block {
     samc_linear c_fc, c_proj; /* GELU (erf) between */
 } samc_sam3_text_block;
 
-#define SAMC_SAM3_TEXT_MAX_LAYERS 48
 /* TextTransformer + VETextEncoder.resizer. */
 typedef struct samc_sam3_text_encoder {
     int width, heads, n_layers, context_length, vocab, proj_dim;
@@ -117,12 +115,11 @@ typedef struct samc_sam3_enc_layer {
     samc_norm norm1, norm2, norm3;
 } samc_sam3_enc_layer;
 
-#define SAMC_SAM3_MAX_ENC_LAYERS 12
-
 /* geometry_encoders.SequenceGeometryEncoder (boxes not encoded as points, no
  * mask encoder). A projection pointer is NULL when its option is off. */
 typedef struct samc_sam3_geometry_encoder {
     int d_model, roi_size;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     const float *label_embed;          /* (2, d) */
     const float *cls_embed;            /* (1, d) or NULL */
     samc_linear points_direct, points_pool, points_pos; /* .w == NULL when off */
@@ -142,6 +139,7 @@ typedef struct samc_sam3_geometry_encoder {
 /* encoder.TransformerEncoderFusion (add_pooled_text_to_img_feat False). */
 typedef struct samc_sam3_fusion_encoder {
     int d_model, n_layers;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     samc_sam3_enc_layer layers[SAMC_SAM3_MAX_ENC_LAYERS];
 } samc_sam3_fusion_encoder;
 
@@ -155,11 +153,10 @@ typedef struct samc_sam3_dec_layer {
     samc_linear linear1, linear2; /* ReLU between */
 } samc_sam3_dec_layer;
 
-enum { SAMC_SAM3_RPB_NONE = 0, SAMC_SAM3_RPB_LOG, SAMC_SAM3_RPB_LINEAR, SAMC_SAM3_RPB_BOTH };
-
 /* decoder.TransformerDecoder (box_refine, return_intermediate, presence token). */
 typedef struct samc_sam3_decoder {
     int d_model, heads, n_layers, num_queries;
+    int feat_side;                     /* the side of the feature map it reads (op-test inputs) */
     samc_sam3_dec_layer layers[SAMC_SAM3_MAX_ENC_LAYERS];
     samc_norm norm;
     samc_mlp bbox_embed;               /* MLP(d, d, 4, 3) */
@@ -188,10 +185,11 @@ typedef struct samc_sam3_scoring {
     float clamp_max;
 } samc_sam3_scoring;
 
-#define SAMC_SAM3_PIXDEC_MAX 4
 /* maskformer_segmentation.UniversalSegmentationHead + PixelDecoder + MaskPredictor. */
 typedef struct samc_sam3_seg_head {
+    bool present;                       /* the model has one (segmentation_head is not None) */
     int d_model;
+    int feat_side;                      /* the side of its lowest-resolution input (op-test inputs) */
     bool has_cross_attend;
     samc_attention cross_attend_prompt; /* seq-first MultiheadAttention */
     samc_norm cross_attn_norm;
@@ -204,131 +202,135 @@ typedef struct samc_sam3_seg_head {
     samc_mlp mask_embed;                /* MLP(d, d, d, 3) */
 } samc_sam3_seg_head;
 
+/* ---- signatures ---------------------------------------------------------- */
+
+/* Sam3Processor.transform: uint8 HWC RGB -> (1,3,R,R): antialiased bilinear
+ * resize of the uint8 image rounded back to uint8, /255, (x-0.5)/0.5. */
+typedef samc_status samc_sam3_preprocess_fn(samc_ctx *ctx, const uint8_t *img, int h, int w, int R,
+                                            samc_tensor *out);
+
+/* PatchEmbed: (B,3,S,S) -> (B,S/p,S/p,C). */
+typedef samc_status samc_sam3_vit_patch_embed_fn(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,
+                                                 samc_tensor *out);
+/* ViT.forward between patch_embed and the blocks: x + tiled abs pos, ln_pre.
+ * (B,H,W,C) -> (B,H,W,C). */
+typedef samc_status samc_sam3_vit_pos_ln_pre_fn(samc_ctx *ctx, const samc_sam3_vit_embed *e, const samc_tensor *x,
+                                                samc_tensor *out);
+/* vitdet.Block: (B,H,W,C) -> (B,H,W,C). */
+typedef samc_status samc_sam3_vit_block_fn(samc_ctx *ctx, const samc_sam3_vit_block *blk, const samc_tensor *x,
+                                           samc_tensor *out);
+/* One neck branch convs[i]: (B,C,H,W) -> (B,d,H*s,W*s). */
+typedef samc_status samc_sam3_neck_level_fn(samc_ctx *ctx, const samc_sam3_neck_level *lvl, const samc_tensor *x,
+                                            samc_tensor *out);
+
+/* TextTransformer: token_embedding(ids) + positional_embedding[:L].
+ * ids (B,L) as float -> (B,L,W). */
+typedef samc_status samc_sam3_text_embed_fn(samc_ctx *ctx, const samc_sam3_text_encoder *enc, const samc_tensor *ids,
+                                            samc_tensor *out);
+/* ResidualAttentionBlock: x (B,L,W), attn_mask (L,L) additive float or
+ * NULL -> (B,L,W). */
+typedef samc_status samc_sam3_text_block_fn(samc_ctx *ctx, const samc_sam3_text_block *blk, const samc_tensor *x,
+                                            const samc_tensor *attn_mask, samc_tensor *out);
+/* TextTransformer tail: tokens = ln_final(x) (B,L,W); proj = tokens @
+ * text_projection (B,L,P) (pool_type "none"; proj NULL: not computed). */
+typedef samc_status samc_sam3_text_final_fn(samc_ctx *ctx, const samc_sam3_text_encoder *enc, const samc_tensor *x,
+                                            samc_tensor *tokens, samc_tensor *proj);
+/* VETextEncoder: resizer(tokens.transpose(0, 1)): (B,L,W) -> (L,B,d). */
+typedef samc_status samc_sam3_text_resize_fn(samc_ctx *ctx, const samc_sam3_text_encoder *enc,
+                                             const samc_tensor *tokens, samc_tensor *out);
+
+/* SequenceGeometryEncoder.forward up to the layers: point / box encodings,
+ * labels, CLS, padded concatenation, final_proj + norm.
+ * points (Np,B,2), point_mask (B,Np), point_labels (Np,B); boxes (Nb,B,4)
+ * cxcywh, box_mask (B,Nb), box_labels (Nb,B) (any of them may have N = 0);
+ * img (HW,B,C) the raw seq-first P2 features of an H x W map.
+ * -> embeds (Np+Nb+cls, B, C), mask (B, Np+Nb+cls). */
+typedef samc_status samc_sam3_geo_prompt_fn(samc_ctx *ctx, const samc_sam3_geometry_encoder *g,
+                                            const samc_tensor *points, const samc_tensor *point_mask,
+                                            const samc_tensor *point_labels, const samc_tensor *boxes,
+                                            const samc_tensor *box_mask, const samc_tensor *box_labels,
+                                            const samc_tensor *img, int H, int W, samc_tensor *embeds,
+                                            samc_tensor *mask);
+/* TransformerEncoderLayer.forward_pre. tgt (L,B,C) or (B,L,C) by
+ * layer->batch_first, memory likewise (S rows); tgt_kpm (B,L) and mem_kpm
+ * (B,S) padding masks or NULL; pos (memory's) and query_pos (tgt's) or NULL. */
+typedef samc_status samc_sam3_enc_layer_fn(samc_ctx *ctx, const samc_sam3_enc_layer *l, const samc_tensor *tgt,
+                                           const samc_tensor *memory, const samc_tensor *tgt_kpm,
+                                           const samc_tensor *mem_kpm, const samc_tensor *pos,
+                                           const samc_tensor *query_pos, samc_tensor *out);
+
+/* TransformerDecoderLayer.forward (no DAC): tgt (nq,B,d), query_pos
+ * (nq,B,d), memory_text (T,B,d) with text_mask (B,T) or NULL, memory and
+ * memory_pos (S,B,d), cross_attn_mask (B*heads, nq, S) additive or NULL,
+ * presence (1,B,d) or NULL -> out (nq,B,d), presence_out (1,B,d). */
+typedef samc_status samc_sam3_dec_layer_fn(samc_ctx *ctx, const samc_sam3_dec_layer *l, const samc_tensor *tgt,
+                                           const samc_tensor *query_pos, const samc_tensor *memory_text,
+                                           const samc_tensor *text_mask, const samc_tensor *memory,
+                                           const samc_tensor *memory_pos, const samc_tensor *cross_attn_mask,
+                                           const samc_tensor *presence, samc_tensor *out,
+                                           samc_tensor *presence_out);
+/* gen_sineembed_for_position(ref, d) and ref_point_head: ref (nq,B,4)
+ * cxcywh in [0,1] -> sine (nq,B,2d), query_pos (nq,B,d). */
+typedef samc_status samc_sam3_dec_query_pos_fn(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref,
+                                               samc_tensor *sine, samc_tensor *query_pos);
+/* TransformerDecoder._get_rpb_matrix(ref, (H, W)).flatten(0, 1):
+ * ref (nq,B,4) -> (B*heads, nq, H*W). */
+typedef samc_status samc_sam3_dec_boxrpb_fn(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref,
+                                            int H, int W, samc_tensor *out);
+/* After a layer: normed = norm(out) (nq,B,d); new_ref = sigmoid(bbox_embed(
+ * normed) + inverse_sigmoid(ref)) (nq,B,4). */
+typedef samc_status samc_sam3_dec_refine_fn(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *out,
+                                            const samc_tensor *ref, samc_tensor *normed, samc_tensor *new_ref);
+
+/* DotProductScoring.forward: hs (Ly,B,Q,d), prompt (T,B,d), prompt_mask
+ * (B,T) -> (Ly,B,Q,1). */
+typedef samc_status samc_sam3_dot_scoring_fn(samc_ctx *ctx, const samc_sam3_scoring *s, const samc_tensor *hs,
+                                             const samc_tensor *prompt, const samc_tensor *prompt_mask,
+                                             samc_tensor *out);
+
+/* UniversalSegmentationHead: memory + cross_attend_prompt(cross_attn_norm(
+ * memory), prompt, prompt, key_padding_mask): (S,B,d) -> (S,B,d). */
+typedef samc_status samc_sam3_seg_cross_attend_fn(samc_ctx *ctx, const samc_sam3_seg_head *s,
+                                                  const samc_tensor *memory, const samc_tensor *prompt,
+                                                  const samc_tensor *prompt_mask, samc_tensor *out);
+/* PixelDecoder.forward: feats[0..n-1] (B,d,H_i,W_i), high -> low resolution
+ * -> (B,d,H_0,W_0). */
+typedef samc_status samc_sam3_pixel_decoder_fn(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *feats,
+                                               int n, samc_tensor *out);
+/* instance_seg_head, mask_embed(queries) . instance embeds, and
+ * semantic_seg_head: pixel (B,d,H,W), queries (B,Q,d) -> masks (B,Q,H,W),
+ * semantic (B,1,H,W). */
+typedef samc_status samc_sam3_seg_heads_fn(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *pixel,
+                                           const samc_tensor *queries, samc_tensor *masks, samc_tensor *semantic);
+
+/* Sam3Processor._forward_grounding: probs = sigmoid(logits) *
+ * sigmoid(presence): logits (B,Q,1), presence (B,1) -> (B,Q). */
+typedef samc_status samc_sam3_post_scores_fn(samc_ctx *ctx, const samc_tensor *logits, const samc_tensor *presence,
+                                             samc_tensor *out);
+/* cxcywh -> xyxy times (W,H,W,H): (M,4) -> (M,4). */
+typedef samc_status samc_sam3_post_boxes_fn(samc_ctx *ctx, const samc_tensor *boxes, int H, int W, samc_tensor *out);
+/* bilinear (align_corners False) to H x W, then sigmoid: (M,1,h,w) -> (M,1,H,W). */
+typedef samc_status samc_sam3_post_masks_fn(samc_ctx *ctx, const samc_tensor *masks, int H, int W, samc_tensor *out);
+
 /* ---- the ops table -------------------------------------------------------- */
 
+/* The kinds, in table order, each prefixed sam3_ (its bodies are
+ * samc_<impl>_sam3_<kind>: ref/sam3/, fast/sam3/). An implementation's
+ * table lists each body by name (ref/ops_tables.c, fast/ops_tables.c);
+ * tests/test_registry.c checks from this list that ref and fast leave none
+ * out. SAM 3's LayerNorms and plain MLPs are the shared kinds of
+ * core/nn/nn_ops.h. */
+#define SAMC_SAM3_OPS(X)                                                                                    \
+    X(sam3_preprocess) X(sam3_vit_patch_embed) X(sam3_vit_pos_ln_pre) X(sam3_vit_block) X(sam3_neck_level)   \
+    X(sam3_text_embed) X(sam3_text_block) X(sam3_text_final) X(sam3_text_resize) X(sam3_geo_prompt)          \
+    X(sam3_enc_layer) X(sam3_dec_layer) X(sam3_dec_query_pos) X(sam3_dec_boxrpb) X(sam3_dec_refine)          \
+    X(sam3_dot_scoring) X(sam3_seg_cross_attend) X(sam3_pixel_decoder) X(sam3_seg_heads)                    \
+    X(sam3_post_scores) X(sam3_post_boxes) X(sam3_post_masks)
+
 typedef struct samc_sam3_ops {
-    const char *name;
-
-    /* Sam3Processor.transform: uint8 HWC RGB -> (1,3,R,R): antialiased bilinear
-     * resize of the uint8 image rounded back to uint8, /255, (x-0.5)/0.5. */
-    samc_status (*preprocess)(samc_ctx *ctx, const uint8_t *img, int h, int w, int R,
-                              samc_tensor *out);
-
-    /* PatchEmbed: (B,3,S,S) -> (B,S/p,S/p,C). */
-    samc_status (*vit_patch_embed)(samc_ctx *ctx, const samc_sam3_vit_embed *e,
-                                   const samc_tensor *x, samc_tensor *out);
-    /* ViT.forward between patch_embed and the blocks: x + tiled abs pos, ln_pre.
-     * (B,H,W,C) -> (B,H,W,C). */
-    samc_status (*vit_pos_ln_pre)(samc_ctx *ctx, const samc_sam3_vit_embed *e,
-                                  const samc_tensor *x, samc_tensor *out);
-    /* vitdet.Block: (B,H,W,C) -> (B,H,W,C). */
-    samc_status (*vit_block)(samc_ctx *ctx, const samc_sam3_vit_block *blk, const samc_tensor *x,
-                             samc_tensor *out);
-    /* One neck branch convs[i]: (B,C,H,W) -> (B,d,H*s,W*s). */
-    samc_status (*neck_level)(samc_ctx *ctx, const samc_sam3_neck_level *lvl,
-                              const samc_tensor *x, samc_tensor *out);
-
-    /* TextTransformer: token_embedding(ids) + positional_embedding[:L].
-     * ids (B,L) as float -> (B,L,W). */
-    samc_status (*text_embed)(samc_ctx *ctx, const samc_sam3_text_encoder *enc,
-                              const samc_tensor *ids, samc_tensor *out);
-    /* ResidualAttentionBlock: x (B,L,W), attn_mask (L,L) additive float or
-     * NULL -> (B,L,W). */
-    samc_status (*text_block)(samc_ctx *ctx, const samc_sam3_text_block *blk,
-                              const samc_tensor *x, const samc_tensor *attn_mask,
-                              samc_tensor *out);
-    /* TextTransformer tail: tokens = ln_final(x) (B,L,W); proj = tokens @
-     * text_projection (B,L,P) (pool_type "none"). */
-    samc_status (*text_final)(samc_ctx *ctx, const samc_sam3_text_encoder *enc,
-                              const samc_tensor *x, samc_tensor *tokens, samc_tensor *proj);
-    /* VETextEncoder: resizer(tokens.transpose(0, 1)): (B,L,W) -> (L,B,d). */
-    samc_status (*text_resize)(samc_ctx *ctx, const samc_sam3_text_encoder *enc,
-                               const samc_tensor *tokens, samc_tensor *out);
-
-    /* SequenceGeometryEncoder.forward up to the layers: point / box encodings,
-     * labels, CLS, padded concatenation, final_proj + norm.
-     * points (Np,B,2), point_mask (B,Np), point_labels (Np,B); boxes (Nb,B,4)
-     * cxcywh, box_mask (B,Nb), box_labels (Nb,B) (any of them may have N = 0);
-     * img (HW,B,C) the raw seq-first P2 features of an H x W map.
-     * -> embeds (Np+Nb+cls, B, C), mask (B, Np+Nb+cls). */
-    samc_status (*geo_prompt)(samc_ctx *ctx, const samc_sam3_geometry_encoder *g,
-                              const samc_tensor *points, const samc_tensor *point_mask,
-                              const samc_tensor *point_labels, const samc_tensor *boxes,
-                              const samc_tensor *box_mask, const samc_tensor *box_labels,
-                              const samc_tensor *img, int H, int W, samc_tensor *embeds,
-                              samc_tensor *mask);
-    /* TransformerEncoderLayer.forward_pre. tgt (L,B,C) or (B,L,C) by
-     * layer->batch_first, memory likewise (S rows); tgt_kpm (B,L) and mem_kpm
-     * (B,S) padding masks or NULL; pos (memory's) and query_pos (tgt's) or NULL. */
-    samc_status (*enc_layer)(samc_ctx *ctx, const samc_sam3_enc_layer *l, const samc_tensor *tgt,
-                             const samc_tensor *memory, const samc_tensor *tgt_kpm,
-                             const samc_tensor *mem_kpm, const samc_tensor *pos,
-                             const samc_tensor *query_pos, samc_tensor *out);
-    /* LayerNorm over the last dimension (encode_norm, decoder norm, ...). */
-    samc_status (*layer_norm)(samc_ctx *ctx, const samc_norm *n, const samc_tensor *x,
-                              samc_tensor *out);
-
-    /* TransformerDecoderLayer.forward (no DAC): tgt (nq,B,d), query_pos
-     * (nq,B,d), memory_text (T,B,d) with text_mask (B,T) or NULL, memory and
-     * memory_pos (S,B,d), cross_attn_mask (B*heads, nq, S) additive or NULL,
-     * presence (1,B,d) or NULL -> out (nq,B,d), presence_out (1,B,d). */
-    samc_status (*dec_layer)(samc_ctx *ctx, const samc_sam3_dec_layer *l, const samc_tensor *tgt,
-                             const samc_tensor *query_pos, const samc_tensor *memory_text,
-                             const samc_tensor *text_mask, const samc_tensor *memory,
-                             const samc_tensor *memory_pos, const samc_tensor *cross_attn_mask,
-                             const samc_tensor *presence, samc_tensor *out,
-                             samc_tensor *presence_out);
-    /* gen_sineembed_for_position(ref, d) and ref_point_head: ref (nq,B,4)
-     * cxcywh in [0,1] -> sine (nq,B,2d), query_pos (nq,B,d). */
-    samc_status (*dec_query_pos)(samc_ctx *ctx, const samc_sam3_decoder *dec,
-                                 const samc_tensor *ref, samc_tensor *sine,
-                                 samc_tensor *query_pos);
-    /* TransformerDecoder._get_rpb_matrix(ref, (H, W)).flatten(0, 1):
-     * ref (nq,B,4) -> (B*heads, nq, H*W). */
-    samc_status (*dec_boxrpb)(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *ref,
-                              int H, int W, samc_tensor *out);
-    /* After a layer: normed = norm(out) (nq,B,d); new_ref = sigmoid(bbox_embed(
-     * normed) + inverse_sigmoid(ref)) (nq,B,4). */
-    samc_status (*dec_refine)(samc_ctx *ctx, const samc_sam3_decoder *dec, const samc_tensor *out,
-                              const samc_tensor *ref, samc_tensor *normed, samc_tensor *new_ref);
-    /* presence_token_head(presence_token_out_norm(p)).squeeze(-1): (1,B,d) -> (1,B). */
-    samc_status (*dec_presence)(samc_ctx *ctx, const samc_sam3_decoder *dec,
-                                const samc_tensor *presence, samc_tensor *out);
-
-    /* DotProductScoring.forward: hs (Ly,B,Q,d), prompt (T,B,d), prompt_mask
-     * (B,T) -> (Ly,B,Q,1). */
-    samc_status (*dot_scoring)(samc_ctx *ctx, const samc_sam3_scoring *s, const samc_tensor *hs,
-                               const samc_tensor *prompt, const samc_tensor *prompt_mask,
-                               samc_tensor *out);
-
-    /* UniversalSegmentationHead: memory + cross_attend_prompt(cross_attn_norm(
-     * memory), prompt, prompt, key_padding_mask): (S,B,d) -> (S,B,d). */
-    samc_status (*seg_cross_attend)(samc_ctx *ctx, const samc_sam3_seg_head *s,
-                                    const samc_tensor *memory, const samc_tensor *prompt,
-                                    const samc_tensor *prompt_mask, samc_tensor *out);
-    /* PixelDecoder.forward: feats[0..n-1] (B,d,H_i,W_i), high -> low resolution
-     * -> (B,d,H_0,W_0). */
-    samc_status (*pixel_decoder)(samc_ctx *ctx, const samc_sam3_seg_head *s,
-                                 const samc_tensor *feats, int n, samc_tensor *out);
-    /* instance_seg_head, mask_embed(queries) . instance embeds, and
-     * semantic_seg_head: pixel (B,d,H,W), queries (B,Q,d) -> masks (B,Q,H,W),
-     * semantic (B,1,H,W). */
-    samc_status (*seg_heads)(samc_ctx *ctx, const samc_sam3_seg_head *s, const samc_tensor *pixel,
-                             const samc_tensor *queries, samc_tensor *masks,
-                             samc_tensor *semantic);
-
-    /* Sam3Processor._forward_grounding: probs = sigmoid(logits) *
-     * sigmoid(presence): logits (B,Q,1), presence (B,1) -> (B,Q). */
-    samc_status (*post_scores)(samc_ctx *ctx, const samc_tensor *logits,
-                               const samc_tensor *presence, samc_tensor *out);
-    /* cxcywh -> xyxy times (W,H,W,H): (M,4) -> (M,4). */
-    samc_status (*post_boxes)(samc_ctx *ctx, const samc_tensor *boxes, int H, int W,
-                              samc_tensor *out);
-    /* bilinear (align_corners False) to H x W, then sigmoid: (M,1,h,w) -> (M,1,H,W). */
-    samc_status (*post_masks)(samc_ctx *ctx, const samc_tensor *masks, int H, int W,
-                              samc_tensor *out);
+#define SAMC_X(kind) samc_##kind##_fn *kind;
+    SAMC_SAM3_OPS(SAMC_X)
+#undef SAMC_X
 } samc_sam3_ops;
-
-extern const samc_sam3_ops samc_ref_sam3_ops;
 
 #endif

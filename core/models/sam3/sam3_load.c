@@ -45,35 +45,6 @@ static samc_status detect_base(const samc_weights *w, const char **base, samc_er
                      samc_weights_count(w) ? samc_weights_key(w, 0) : "");
 }
 
-/* A config file: a Sam3Image `_target_` tree, or {"image": tree, ...} as
- * tools/make_sam3_checkpoint.py writes next to its checkpoints. */
-static samc_status config_from_file(const char *path, cJSON **out, samc_error *err)
-{
-    samc_mapped_file mf;
-    samc_status st = samc_check_regular(path, err);
-    if (!st)
-        st = samc_file_map(path, &mf, err);
-    if (st)
-        return st;
-    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
-    samc_file_unmap(&mf);
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
-    cJSON *image = cJSON_DetachItemFromObjectCaseSensitive(root, "image");
-    if (image) {
-        cJSON_Delete(root);
-        root = image;
-    }
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "_target_");
-    if (!cJSON_IsString(t) || strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image")) {
-        cJSON_Delete(root);
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a SAM 3 image config (its _target_ must be "
-                         "sam3.model.sam3_image.Sam3Image)", path);
-    }
-    *out = root;
-    return SAMC_OK;
-}
-
 /* A SAM 3 parity dump: its config tree and vocabulary (both set on `*out`). */
 static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error *err)
 {
@@ -81,7 +52,9 @@ static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error
     samc_status st = samc_h5_meta_read(path, true, &meta, err);
     if (st)
         return st;
-    cJSON *cfg = NULL;
+    char what[600];
+    snprintf(what, sizeof what, "%s:/model/config_json", path);
+    samc_sam3_config cfg;
     if (!meta.task || strcmp(meta.task, "sam3_image"))
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', not SAM 3 (sam3_image)%s", path,
                        meta.task ? meta.task : "(none)",
@@ -90,22 +63,19 @@ static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error
                            ? ": its model is SAM 2, use it with the SAM 2 predictor" : "");
     else if (!meta.config_json)
         st = samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
-    else if (!(cfg = cJSON_Parse(meta.config_json)))
-        st = samc_fail(err, SAMC_ERR_FORMAT, "%s:/model/config_json is not valid JSON", path);
+    else
+        st = samc_sam3_config_parse(meta.config_json, what, &cfg, err);
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open_h5(path, &w, err);
-    char what[600];
-    snprintf(what, sizeof what, "%s:/model/config_json", path);
     if (!st)
-        st = samc_sam3_model_init(out, w, cfg, "", what, err);
+        st = samc_sam3_model_init(out, w, &cfg, "", what, err);
     if (!st && meta.vocab_gz)
         st = samc_sam3_model_set_vocab(*out, meta.vocab_gz, meta.vocab_n, NULL, err);
     if (st && *out) {
         samc_sam3_model_free(*out);
         *out = NULL;
     }
-    cJSON_Delete(cfg);
     samc_h5_meta_free(&meta);
     return st;
 }
@@ -130,24 +100,17 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
     const char *base = "";
     if (!st)
         st = detect_base(w, &base, err);
-    cJSON *cfg = NULL;
+    samc_sam3_config cfg;
     if (!st)
-        st = config ? config_from_file(config, &cfg, err) : samc_sam3_released_config(false, &cfg, err);
+        st = config ? samc_sam3_config_from_file(config, &cfg, err) : samc_sam3_config_released(false, &cfg, err);
+    /* the detector of sam3.pt holds the tracker's neck copy: described too */
     char pre[96];
     snprintf(pre, sizeof pre, "%sbackbone.vision_backbone.sam2_convs.", base);
-    cJSON *visual = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "backbone"), "visual");
-    if (!st && samc_weights_has_prefix(w, pre) && visual &&
-        !cJSON_ReplaceItemInObjectCaseSensitive(visual, "add_sam2_neck", cJSON_CreateTrue()) &&
-        !cJSON_AddTrueToObject(visual, "add_sam2_neck"))
-        st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st && samc_weights_has_prefix(w, pre))
+        cfg.vision.neck.add_sam2_neck = true;
     if (st) {
-        cJSON_Delete(cfg);
         samc_weights_free(w);
         return st;
     }
-    char what[600];
-    snprintf(what, sizeof what, "%s", config ? config : "sam3 (built-in release)");
-    st = samc_sam3_model_init(out, w, cfg, base, what, err);
-    cJSON_Delete(cfg);
-    return st;
+    return samc_sam3_model_init(out, w, &cfg, base, config ? config : "sam3 (built-in release)", err);
 }

@@ -1,70 +1,44 @@
-/* sam3_model.h - a loaded SAM 3 image model: every weight record bound by
- * the one state_dict walk (sam3_model.c), the few config values the wiring
- * needs, and the registry of its layers (sam3_runners.c).
+/* sam3_model.h - a loaded SAM 3 image model: its parts (sam3_parts.h), each
+ * bound by the one state_dict walk over its root (sam3_model.c), and the
+ * family that mounts them.
  *
- * The config is the `_target_` tree of PARITY_DUMP_FORMAT.md ("SAM 3"):
- * a dump's /model/config_json, or the built-in released preset. */
+ * The config is typed (sam3_config.h), read once from the `_target_`
+ * tree of PARITY_DUMP_FORMAT.md ("SAM 3"): a dump's /model/config_json, a
+ * config file, or the built-in released preset. */
 #ifndef SAMC_CORE_MODELS_SAM3_MODEL_H
 #define SAMC_CORE_MODELS_SAM3_MODEL_H
 
-#include <cjson/cJSON.h>
-
 #include "core/io/weights.h"
-#include "core/models/sam3/sam3_layers.h"
+#include "core/models/sam3/sam3_config.h"
+#include "core/models/sam3/sam3_parts.h"
 #include "core/runtime/exec.h"
 #include "core/runtime/statedict.h"
 
-#define SAMC_SAM3_MAX_BLOCKS 64
-
 typedef struct samc_sam3_model {
-    samc_model_base base;           /* weights, prepared records (core/runtime/exec.h) */
-    int resolution;                 /* Sam3Processor resolution (the trunk's img_size) */
-    int grid;                       /* tokens per side: img_size / patch */
-
-    samc_sam3_vit_embed vit_embed;  /* backbone.vision_backbone.trunk: patch_embed, pos_embed, ln_pre */
-    int n_blocks;
-    samc_sam3_vit_block blocks[SAMC_SAM3_MAX_BLOCKS];
-    int last_block;                 /* full_attn_ids[-1]: the block whose output is returned */
-    samc_sam3_neck neck;            /* backbone.vision_backbone.convs + position_encoding */
-    bool has_sam2_neck;             /* add_sam2_neck: the tracker's copy, sam2_convs */
-    samc_sam3_neck sam2_neck;
-    samc_sam3_text_encoder text;    /* backbone.language_backbone */
-    samc_sam3_geometry_encoder geo; /* geometry_encoder */
-    samc_sam3_fusion_encoder enc;   /* transformer.encoder */
-    samc_sam3_decoder dec;          /* transformer.decoder */
-    samc_sam3_scoring scoring;      /* dot_prod_scoring */
-    samc_sam3_seg_head seg;         /* segmentation_head */
-    bool has_seg;
-
-    /* The tokenizer's vocabulary (owned; NULL until given: samc_sam3_model_set_vocab). */
-    struct samc_clip_tokenizer *tok;
-
-    /* RoPE tables computed because the store had no attn.freqs_cis. */
-    float *owned[SAMC_SAM3_MAX_BLOCKS];
-    int n_owned;
+    samc_model_base base;               /* weights, prepared records (core/runtime/exec.h) */
+    samc_sam3_config cfg;
+    samc_sam3_transforms processor;     /* @preprocess, @postprocess */
+    samc_sam3_vision_backbone vision;   /* backbone.vision_backbone */
+    samc_sam3_language_backbone language; /* backbone.language_backbone, @tokenize */
+    samc_sam3_geometry_encoder geo;     /* geometry_encoder */
+    samc_sam3_fusion_encoder enc;       /* transformer.encoder */
+    samc_sam3_decoder dec;              /* transformer.decoder */
+    samc_sam3_scoring scoring;          /* dot_prod_scoring */
+    samc_sam3_seg_head seg;             /* segmentation_head */
 } samc_sam3_model;
 
-/* The layers of the SAM 3 image model (one part: sam3_runners.c). */
+/* The family: every part of the image model at its root (sam3_model.c).
+ * Keys and parity names share the roots; a sam3.pt's detector.* keys are
+ * read with the walk's key base "detector." (see samc_sam3_model_init). */
 extern const samc_layer_family samc_sam3_family;
 
-/* The released image model's `_target_` tree (sam3_preset.c, recorded from
- * the official builder), parsed (cJSON_Delete it). with_sam2_neck: as the
- * detector of sam3.pt, which build_sam3_video_model builds with the
- * tracker's neck copy (backbone.vision_backbone.sam2_convs). */
-extern const char samc_sam3_released_config_json[];
-samc_status samc_sam3_released_config(bool with_sam2_neck, cJSON **out, samc_error *err);
-
-/* The value at a dotted path of a config tree ("backbone.visual.trunk.embed_dim",
- * "backbone.visual.scale_factors.2"), or NULL. */
-const cJSON *samc_json_path(const cJSON *root, const char *path);
-
 /* Load from `w` (owned by the model from here on, also on failure) with the
- * config tree `cfg` (the root Sam3Image `_target_` object); keys are
+ * config `cfg` (validated here); keys are
  * "<base><state_dict name>" ("detector." in sam3.pt, "" in a dump). The
  * strict check (every key, every shape, no unexpected key under `base`)
  * runs before anything is computed; `what` names the config in messages. */
-samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const cJSON *cfg, const char *base,
-                                 const char *what, samc_error *err);
+samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const samc_sam3_config *cfg,
+                                 const char *base, const char *what, samc_error *err);
 void samc_sam3_model_free(samc_sam3_model *m);
 /* The tokenizer vocabulary (bpe_simple_vocab_16e6.txt.gz) from its gzip bytes
  * (a dump's /model/bpe_vocab_gz) or, when gz is NULL, from the file `path`. */
@@ -79,7 +53,14 @@ samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t
 samc_status samc_sam3_model_load(const char *checkpoint, const char *config, samc_sam3_model **out,
                                  samc_error *err);
 /* The keys and shapes the config expects (checkpoint makers, info). */
-samc_status samc_sam3_expected_keys(const cJSON *cfg, const char *base, samc_key_list *out, samc_error *err);
+samc_status samc_sam3_expected_keys(const samc_sam3_config *cfg, const char *base, samc_key_list *out,
+                                    samc_error *err);
+/* Seeded weights for every key of the config (RoPE buffers left out: the
+ * walk computes them), scaled like PyTorch's default init (uniform
+ * +-1/sqrt(fan_in), norms 1 and 0): real-size models without a checkpoint,
+ * for benchmarks and the op tests. */
+samc_status samc_sam3_random_weights(const samc_sam3_config *cfg, uint64_t seed, samc_weights **out,
+                                     samc_error *err);
 /* A use of the model (implementation choice, trace): core/runtime/exec.h;
  * `impl` the default implementation (NULL: the registry's default). */
 samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err);

@@ -1,8 +1,9 @@
 /* sam3_predict.h - Sam3Processor's image path (sam3/model/sam3_image_processor.py)
- * on the layer registry: set_image, the text encoding, and one grounding
- * (Sam3Image.forward_grounding + the processor's post-processing). Every
- * parity point is traced under its official name, so the parity harness
- * runs this wiring as the chained mode of the sam3_image task.
+ * on the parts' forwards (sam3_parts.h): set_image, the text encoding, and
+ * one grounding (Sam3Image.forward_grounding + the processor's
+ * post-processing). Every parity point is traced under its official name,
+ * so the parity harness runs this wiring as the chained mode of the
+ * sam3_image task.
  *
  * A session mirrors the processor's state: reset clears the text and the
  * boxes; set_text encodes the text; add_box appends a box (encoding the
@@ -12,17 +13,20 @@
 
 #include "core/models/sam3/sam3_model.h"
 
-/* After set_image: the neck's levels and position encodings. */
+/* After set_image: the backbone's levels, and the level the DETR parts
+ * read (backbone_fpn[-1] after the scalp) seq-first. */
 typedef struct samc_sam3_image {
     int h, w;                     /* the original image size */
-    samc_layer_out vis;           /* backbone.vision_backbone out: "0.i" features, "1.i" positions (NCHW) */
+    samc_sam3_features f;         /* backbone.vision_backbone: the levels and their positions (NCHW) */
+    samc_tensor src, src_pos;     /* backbone_fpn[-1] and its position encoding, (H*W, B, d) */
+    int feat_h, feat_w;
 } samc_sam3_image;
 
 #define SAMC_SAM3_MAX_BOXES 64
 
 typedef struct samc_sam3_session {
     bool has_text;
-    samc_layer_out text;          /* backbone.language_backbone out: "0" mask, "1" memory, "2" embeddings */
+    samc_sam3_text text;          /* backbone.language_backbone's outputs */
     int n_boxes;
     float boxes[SAMC_SAM3_MAX_BOXES][4]; /* normalised cx, cy, w, h */
     int labels[SAMC_SAM3_MAX_BOXES];     /* 1 positive, 0 negative */
@@ -30,7 +34,7 @@ typedef struct samc_sam3_session {
 
 /* One grounding's results. */
 typedef struct samc_sam3_result {
-    samc_layer_out post;          /* @postprocess: "scores" [M], "boxes" [M,4] xyxy pixels, "masks" [M,1,H,W] */
+    samc_sam3_detections post;    /* @postprocess: scores [M], boxes [M,4] xyxy pixels, masks [M,1,H,W] */
     samc_tensor pred_logits;      /* [Q] */
     samc_tensor pred_boxes;       /* [Q,4] normalised cx, cy, w, h */
     samc_tensor presence_logit;   /* [1] */

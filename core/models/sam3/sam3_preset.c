@@ -2,9 +2,7 @@
  * build_sam3_image_model passes, recorded from facebookresearch/sam3@99d02f28c8d3 by
  * tools/sam3_preset.py --c; do not edit by hand). sam3.pt holds the weights
  * of exactly this tree under "detector.". */
-#include "core/models/sam3/sam3_model.h"
-
-#include "core/base/error.h"
+#include "core/models/sam3/sam3_config.h"
 
 const char samc_sam3_released_config_json[] =
     "{\"_target_\": \"sam3.model.sam3_image.Sam3Image\", \"backbone\": {\"_target_\": \"sam3.model.vl_combiner.SAM"
@@ -59,17 +57,3 @@ const char samc_sam3_released_config_json[] =
     "\"embed_dim\": 256, \"num_heads\": 8}}, \"num_feature_levels\": 1, \"num_layers\": 6, \"pool_text_with_mask\":"
     " true, \"use_act_checkpoint\": true}}, \"use_instance_query\": false}"
     ;
-
-samc_status samc_sam3_released_config(bool with_sam2_neck, cJSON **out, samc_error *err)
-{
-    *out = cJSON_Parse(samc_sam3_released_config_json);
-    if (!*out)
-        return samc_fail(err, SAMC_ERR_NOMEM, "the built-in SAM 3 config could not be parsed (out of memory)");
-    cJSON *visual = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*out, "backbone"), "visual");
-    if (with_sam2_neck && !cJSON_ReplaceItemInObjectCaseSensitive(visual, "add_sam2_neck", cJSON_CreateTrue())) {
-        cJSON_Delete(*out);
-        *out = NULL;
-        return samc_fail(err, SAMC_ERR_NOMEM, "the built-in SAM 3 config could not be edited (out of memory)");
-    }
-    return SAMC_OK;
-}

@@ -1,4 +1,4 @@
-/* post.c - Sam3Processor's transform and the tail of _forward_grounding,
+/* processor.c - Sam3Processor's transform and the tail of _forward_grounding,
  * fast bodies: the shared core/nn resize helpers (torch 1.13's exact
  * sampling) run per channel or per mask over threads; the scores and boxes
  * use the shared box helpers. Same results as ref/sam3/processor.c. */

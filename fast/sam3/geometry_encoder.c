@@ -1,4 +1,4 @@
-/* geometry_prompt.c - SequenceGeometryEncoder's prompt encoding
+/* geometry_encoder.c - SequenceGeometryEncoder's prompt encoding
  * (sam3/model/geometry_encoders.py: _encode_points, _encode_boxes, the CLS
  * token, concat_padded_sequences, final_proj + norm), fast body.
  *
