@@ -409,7 +409,7 @@ void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, in
                      const samc_tensor *const *t)
 {
     if (x->trace && nslots > 0 && samc_layer_is_parity(L))
-        x->trace(x->trace_user, L->name, sc ? sc : &samc_no_scope, nslots, slots, t);
+        x->trace(x->trace_user, L->name, sc ? sc : x->scope ? x->scope : &samc_no_scope, nslots, slots, t);
 }
 
 samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,

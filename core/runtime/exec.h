@@ -221,6 +221,10 @@ struct samc_exec {
     int n_overrides;
     samc_trace_fn trace;
     void *trace_user;
+    /* The scope of points reported without one (sc NULL), or NULL: a
+     * caller's current frame around parts that do not take a scope (SAM 3's
+     * detector runs once per video frame). */
+    const samc_scope *scope;
     samc_decision_fn decide;       /* NULL: decisions stand as computed */
     void *decide_user;
     samc_ctx ctx;                  /* threads, workspace, the body's error record */
@@ -292,7 +296,7 @@ void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, in
 static inline void samc_exec_decide(samc_exec *x, const samc_scope *sc, samc_decision *d)
 {
     if (x->decide)
-        x->decide(x->decide_user, sc ? sc : &samc_no_scope, d);
+        x->decide(x->decide_user, sc ? sc : x->scope ? x->scope : &samc_no_scope, d);
 }
 
 /* Isolated runners of composites: run the subtree while keeping only the

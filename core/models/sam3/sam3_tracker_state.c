@@ -1,4 +1,4 @@
-/* tracker_state.c - Sam3TrackerPredictor's inference state: its dicts in
+/* sam3_tracker_state.c - Sam3TrackerPredictor's inference state: its dicts in
  * Python's order, objects and their inputs, removal and clearing of inputs
  * (clear_all_points_in_frame, remove_object, _reset_tracking_results). */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam3_video/tracker_state_internal.h"
+#include "core/models/sam3/sam3_tracker_state_internal.h"
 
 /* ---- int sets ------------------------------------------------------------------ */
 

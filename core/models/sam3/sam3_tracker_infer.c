@@ -1,4 +1,4 @@
-/* tracker_infer.c - what Sam3TrackerPredictor computes on a frame: the
+/* sam3_tracker_infer.c - what Sam3TrackerPredictor computes on a frame: the
  * tracking step of each object over the batch's outputs
  * (_run_single_frame_inference), one frame of propagate_in_video (4.2),
  * add_new_mask (6.2), add_new_points_or_box (7.1) and the memory update of
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam3_video/tracker_state_internal.h"
+#include "core/models/sam3/sam3_tracker_state_internal.h"
 #include "core/models/tracker/memory.h"
 #include "core/nn/bf16.h"
 #include "core/nn/connected_components.h"

@@ -1,4 +1,4 @@
-/* tracker_state.h - SAM 3's tracker predictor (Sam3TrackerPredictor,
+/* sam3_tracker_state.h - SAM 3's tracker predictor (Sam3TrackerPredictor,
  * sam3/model/sam3_tracking_predictor.py): one inference state holds a
  * batch of objects that are tracked together (the objects the detector
  * found on one frame, or one clicked object), with the official batched
@@ -15,8 +15,8 @@
  * batched call's. A state's features come from its caller: each operation
  * on frame t is given frame t's features (the session's feature cache).
  * The numbered sections refer to docs/sam3_video.md. */
-#ifndef SAMC_MODELS_SAM3_VIDEO_TRACKER_STATE_H
-#define SAMC_MODELS_SAM3_VIDEO_TRACKER_STATE_H
+#ifndef SAMC_MODELS_SAM3_TRACKER_STATE_H
+#define SAMC_MODELS_SAM3_TRACKER_STATE_H
 
 #include "core/models/tracker/frame_dict.h"
 #include "core/models/tracker/tracker.h"

@@ -1,11 +1,11 @@
-/* tracker_state_internal.h - what the tracker state's files share
- * (tracker_state.c: dicts, objects, removal; tracker_consolidate.c:
- * consolidation and preflight; tracker_infer.c: tracking steps, masks,
+/* sam3_tracker_state_internal.h - what the tracker state's files share
+ * (sam3_tracker_state.c: dicts, objects, removal; sam3_tracker_consolidate.c:
+ * consolidation and preflight; sam3_tracker_infer.c: tracking steps, masks,
  * clicks, memory updates). */
-#ifndef SAMC_MODELS_SAM3_VIDEO_TRACKER_STATE_INTERNAL_H
-#define SAMC_MODELS_SAM3_VIDEO_TRACKER_STATE_INTERNAL_H
+#ifndef SAMC_MODELS_SAM3_TRACKER_STATE_INTERNAL_H
+#define SAMC_MODELS_SAM3_TRACKER_STATE_INTERNAL_H
 
-#include "core/models/sam3_video/tracker_state.h"
+#include "core/models/sam3/sam3_tracker_state.h"
 #include "core/models/tracker/track_step.h"
 
 /* The official constants of Sam3TrackerPredictor / Sam3TrackerBase. */

@@ -1,4 +1,4 @@
-/* tracker_consolidate.c - Sam3TrackerPredictor._consolidate_temp_output_across_obj
+/* sam3_tracker_consolidate.c - Sam3TrackerPredictor._consolidate_temp_output_across_obj
  * and propagate_in_video_preflight (docs/sam3_video.md 6.3): the new
  * inputs of a frame (clicks, masks) merged across the state's objects,
  * their memory encoded after a pixel-wise non-overlap, stored as the
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
-#include "core/models/sam3_video/tracker_state_internal.h"
+#include "core/models/sam3/sam3_tracker_state_internal.h"
 #include "core/models/tracker/memory.h"
 #include "core/nn/resize_bilinear.h"
 
