@@ -85,6 +85,7 @@ samc_status samc_h5_meta_read(const char *path, bool with_vocab, samc_h5_meta *o
     out->task = attr_string(f, "/inputs", "task");
     out->config_json = attr_string(f, "/model", "config_json");
     out->variant = attr_string(f, "/model", "variant");
+    out->code_constants_json = attr_string(f, "/model", "code_constants_json");
     if (with_vocab)
         st = read_vocab(f, path, out, err);
     H5Fclose(f);
@@ -98,6 +99,7 @@ void samc_h5_meta_free(samc_h5_meta *m)
     free(m->task);
     free(m->config_json);
     free(m->variant);
+    free(m->code_constants_json);
     free(m->vocab_gz);
     memset(m, 0, sizeof *m);
 }

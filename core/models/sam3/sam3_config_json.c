@@ -72,7 +72,7 @@ static int int_list(sec *s, const char *key, const int *def, int n_def, int *out
         return n_def;
     }
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > max) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a list of at most %d integers", s->path, key, max);
+        fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a list of at most %d integers", s->path, s->path[0] ? "." : "", key, max);
         return 0;
     }
     int n = 0;
@@ -80,7 +80,7 @@ static int int_list(sec *s, const char *key, const int *def, int n_def, int *out
     cJSON_ArrayForEach(e, v)
     {
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e9) {
-            fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a list of integers", s->path, key);
+            fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a list of integers", s->path, s->path[0] ? "." : "", key);
             return 0;
         }
         out[n++] = (int)e->valuedouble;
@@ -285,11 +285,14 @@ samc_status samc__sam3_config_read(const cJSON *root, const char *what, samc_sam
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: config: not a JSON object", r.what);
     sec top = {.r = &r, .o = root};
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "_target_");
-    if (t && (!cJSON_IsString(t) || strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image")))
-        fail(&r, SAMC_ERR_FORMAT, "not a SAM 3 image config (its _target_ must be sam3.model.sam3_image.Sam3Image)");
+    if (t && (!cJSON_IsString(t) || (strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image") &&
+                                     strcmp(t->valuestring, "sam3.model.sam3_image.Sam3ImageOnVideoMultiGPU"))))
+        fail(&r, SAMC_ERR_FORMAT, "not a SAM 3 image config (its _target_ must be sam3.model.sam3_image.Sam3Image, "
+             "or Sam3ImageOnVideoMultiGPU: the video model's detector)");
     must(&top, "num_feature_levels", INT(&top, "num_feature_levels", 1) == 1, "several feature levels are not "
          "implemented");
-    must(&top, "supervise_joint_box_scores", !BOOL(&top, "supervise_joint_box_scores", false), "not implemented");
+    /* the video model's detector scores jointly with the presence token */
+    out->joint_box_scores = BOOL(&top, "supervise_joint_box_scores", false);
     must(&top, "use_dot_prod_scoring", BOOL(&top, "use_dot_prod_scoring", true), "a class_embed scorer is not "
          "implemented");
     /* use_instance_query, multimask_output, o2m_mask_predict: stored by Sam3Image, unread by the grounding */

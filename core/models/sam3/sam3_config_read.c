@@ -30,7 +30,7 @@ const cJSON *samc__s3cfg_value(samc_s3cfg_sec *s, const char *key, bool required
     if (v && cJSON_IsNull(v))
         v = NULL;
     if (!v && required)
-        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is required (the official constructor has no default)", s->path, key);
+        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is required (the official constructor has no default)", s->path, s->path[0] ? "." : "", key);
     return v;
 }
 
@@ -42,7 +42,7 @@ double samc__s3cfg_num(samc_s3cfg_sec *s, const char *key, bool required, double
     if (cJSON_IsBool(v)) /* Python's True is 1 */
         return cJSON_IsTrue(v) ? 1.0 : 0.0;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a number", s->path, key);
+        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a number", s->path, s->path[0] ? "." : "", key);
         return def;
     }
     return v->valuedouble;
@@ -52,7 +52,7 @@ int samc__s3cfg_int(samc_s3cfg_sec *s, const char *key, bool required, int def)
 {
     const double v = samc__s3cfg_num(s, key, required, def);
     if (v != floor(v) || fabs(v) > 1e9) {
-        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not an integer", s->path, key);
+        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not an integer", s->path, s->path[0] ? "." : "", key);
         return def;
     }
     return (int)v;
@@ -69,7 +69,7 @@ const char *samc__s3cfg_str(samc_s3cfg_sec *s, const char *key, bool required, c
     if (!v)
         return def;
     if (!cJSON_IsString(v)) {
-        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a string", s->path, key);
+        samc__s3cfg_fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a string", s->path, s->path[0] ? "." : "", key);
         return def;
     }
     return v->valuestring;
@@ -109,6 +109,6 @@ samc_s3cfg_sec samc__s3cfg_child(samc_s3cfg_sec *s, const char *key, bool requir
 void samc__s3cfg_must(samc_s3cfg_sec *s, const char *key, bool ok, const char *why)
 {
     if (!ok)
-        samc__s3cfg_fail(s->r, SAMC_ERR_UNSUPPORTED, "'%s.%s': %s", s->path, key, why);
+        samc__s3cfg_fail(s->r, SAMC_ERR_UNSUPPORTED, "'%s%s%s': %s", s->path, s->path[0] ? "." : "", key, why);
 }
 

@@ -236,6 +236,9 @@ samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const sam
         return samc_fail(err, SAMC_ERR_ARG, "sam3: no text encoded (set a text or add a box first)");
     if (!img->src.data)
         return samc_fail(err, SAMC_ERR_ARG, "sam3: no image features (set_image first)");
+    if (m->cfg.joint_box_scores) /* Sam3Processor reads the class scores, not the joint ones */
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "sam3: this detector scores jointly (supervise_joint_box_scores: "
+                         "the video model's); the image processor takes an image model's config");
     ground g = {.img = img, .s = s};
     samc_status st = encode_geometry(x, &g, err);
     if (!st)

@@ -97,4 +97,8 @@ typedef struct samc_tracker_config {
     samc_sam3_tracker_config sam3;
 } samc_tracker_config;
 
+/* Every size the tracker's parts derive from the config within what the
+ * official code would build (an error names the key). */
+samc_status samc_tracker_config_validate(const samc_tracker_config *c, samc_error *err);
+
 #endif
