@@ -11,6 +11,8 @@
 #include "core/io/weights.h"
 #include "core/models/sam3/sam3_config.h"
 #include "core/models/sam3/sam3_parts.h"
+#include "core/models/sam3/sam3_video_config.h"
+#include "core/models/tracker/tracker.h"
 #include "core/runtime/exec.h"
 #include "core/runtime/statedict.h"
 
@@ -25,6 +27,12 @@ typedef struct samc_sam3_model {
     samc_sam3_decoder dec;              /* transformer.decoder */
     samc_sam3_scoring scoring;          /* dot_prod_scoring */
     samc_sam3_seg_head seg;             /* segmentation_head */
+    /* The video model (sam3.pt with its tracker half, build_sam3_video_model)
+     * or an image model with its interactive predictor: the tracker, mounted
+     * at "tracker.*", and the video config (sam3_video_model.c). */
+    bool has_tracker;
+    samc_sam3_video_config video;
+    samc_tracker_model tracker;
 } samc_sam3_model;
 
 /* The family: every part of the image model at its root (sam3_model.c).
