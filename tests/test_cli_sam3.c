@@ -337,7 +337,7 @@ static void test_info(void **state)
     r = tu_run_samc(g_tmp, a);
     assert_int_equal(r.rc, 1);
     tu_assert_contains(r.out, "check: FAILED");
-    tu_assert_contains(r.out, "expected shape (1024,3,14,14) for config 'sam3 (built-in release)'");
+    tu_assert_contains(r.out, "expected shape (1024,3,14,14) for config 'sam3 video (built-in release)'");
     tu_run_free(&r), free(a);
 }
 

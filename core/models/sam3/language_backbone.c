@@ -86,8 +86,8 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 /* ---- forwards -------------------------------------------------------------------- */
 
-samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *lb, const char *text,
-                               int context_length, samc_tensor *ids, samc_error *err)
+samc_status samc_sam3_tokenize_batch(samc_exec *x, const samc_sam3_language_backbone *lb, const char *const *texts,
+                                     int n, int context_length, samc_tensor *ids, samc_error *err)
 {
     memset(ids, 0, sizeof *ids);
     if (!lb->tok)
@@ -95,12 +95,13 @@ samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *
     if (context_length < 2 || context_length > lb->text.context_length)
         return samc_fail(err, SAMC_ERR_ARG, "@tokenize: context length %d (the model has %d)", context_length,
                          lb->text.context_length);
-    int64_t raw[512]; /* the config bounds context_length to 512 */
-    samc_status st = samc_clip_tokenizer_encode(lb->tok, text, context_length, raw, NULL, NULL, err);
-    if (!st)
-        st = samc_tensor_allocv(ids, err, 2, (int64_t)1, (int64_t)context_length);
-    for (int i = 0; i < context_length && !st; i++)
-        ids->data[i] = (float)raw[i];
+    samc_status st = samc_tensor_allocv(ids, err, 2, (int64_t)n, (int64_t)context_length);
+    for (int b = 0; !st && b < n; b++) {
+        int64_t raw[512]; /* the config bounds context_length to 512 */
+        st = samc_clip_tokenizer_encode(lb->tok, texts[b], context_length, raw, NULL, NULL, err);
+        for (int i = 0; i < context_length && !st; i++)
+            ids->data[(int64_t)b * context_length + i] = (float)raw[i];
+    }
     if (st) {
         samc_tensor_release(ids);
         return st;
@@ -108,6 +109,12 @@ samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *
     const samc_tensor *outs[] = {ids};
     samc_layer_emit(x, samc_part_layer(x, lb, &tokenizer_rows[TOKENIZE], 0), NULL, 1, slot0, outs);
     return SAMC_OK;
+}
+
+samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *lb, const char *text,
+                               int context_length, samc_tensor *ids, samc_error *err)
+{
+    return samc_sam3_tokenize_batch(x, lb, &text, 1, context_length, ids, err);
 }
 
 /* A row's body of this part called on the exec, its status through

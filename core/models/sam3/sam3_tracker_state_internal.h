@@ -1,7 +1,7 @@
 /* sam3_tracker_state_internal.h - what the tracker state's files share
- * (sam3_tracker_state.c: dicts, objects, removal; sam3_tracker_consolidate.c:
- * consolidation and preflight; sam3_tracker_infer.c: tracking steps, masks,
- * clicks, memory updates). */
+ * (sam3_tracker_state.c: dicts, objects, removal; sam3_tracker_step.c: one
+ * object's tracking step; sam3_tracker_consolidate.c: consolidation and
+ * preflight; sam3_tracker_infer.c: propagation, masks, clicks, memory updates). */
 #ifndef SAMC_MODELS_SAM3_TRACKER_STATE_INTERNAL_H
 #define SAMC_MODELS_SAM3_TRACKER_STATE_INTERNAL_H
 

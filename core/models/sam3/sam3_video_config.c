@@ -241,15 +241,13 @@ static samc_status validate(const samc_sam3_video_config *c, const char *what, s
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: config: the tracker's image_size %d must equal the detector's %d and "
                        "be a multiple of backbone_stride %d", what, R, c->detector.resolution,
                        c->tracker.backbone_stride);
-    if (!st && c->has_loop && c->loop.image_size != R)
-        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: config: image_size %d differs from the tracker's %d", what,
-                       c->loop.image_size, R);
     if (!st && !c->detector.vision.neck.add_sam2_neck)
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: config: the detector has no tracker neck (add_sam2_neck)", what);
     return st;
 }
 
-static samc_status read_tree(const cJSON *root, const char *what, samc_sam3_video_config *out, samc_error *err)
+samc_status samc_sam3_video_config_from_json(const cJSON *root, const char *what, samc_sam3_video_config *out,
+                                             samc_error *err)
 {
     memset(out, 0, sizeof *out);
     rd r = {what, err, SAMC_OK};
@@ -282,7 +280,7 @@ samc_status samc_sam3_video_config_parse(const char *json, const char *what, sam
     cJSON *root = cJSON_Parse(json);
     if (!root)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: config: not valid JSON", what);
-    samc_status st = read_tree(root, what, out, err);
+    samc_status st = samc_sam3_video_config_from_json(root, what, out, err);
     cJSON_Delete(root);
     return st;
 }

@@ -54,6 +54,8 @@ typedef struct samc_sam3_video_config {
  * source in messages. Validated. */
 samc_status samc_sam3_video_config_parse(const char *json, const char *what, samc_sam3_video_config *out,
                                          samc_error *err);
+samc_status samc_sam3_video_config_from_json(const cJSON *root, const char *what, samc_sam3_video_config *out,
+                                             samc_error *err);
 /* The released video model (sam3_video_preset.c). */
 samc_status samc_sam3_video_config_released(samc_sam3_video_config *out, samc_error *err);
 /* Whether a tree is a video model's or an inst-interactive image model's. */
