@@ -4,6 +4,7 @@
  *   harness.c            the dispatcher: opens the dump, loads the model, calls
  *                        one task runner, then judges and counts the rows
  *   chained_image.c, chained_video.c, chained_amg.c, chained_sam3.c,
+ *   chained_sam3_video.c, chained_sam3_inst.c,
  *   isolated.c           the task runners
  *   judge.c              the pass criterion (docs/parity.md, "The criterion")
  *   resync.c             the chained runs' decision hook
@@ -23,8 +24,9 @@
 typedef struct parity_run {
     samc_dump *dump;
     samc_sam2_model *model;
-    samc_sam3_model *model3;   /* the sam3_image task */
-    bool sam3;
+    samc_sam3_model *model3;   /* the sam3_* tasks */
+    bool sam3;                 /* any sam3_* task */
+    bool sam3_video, sam3_inst; /* which one (neither: sam3_image) */
     samc_exec x;               /* the implementation choice and the trace */
     samc_parity_report *rep;
     samc_dump_record *recs;
@@ -33,7 +35,8 @@ typedef struct parity_run {
     struct { char module[160]; int count; } *calls; /* key: module (image) or module|frame|obj (video) */
     int n_calls, cap_calls;
     samc_status st;            /* first internal failure (out of memory, ...) */
-    bool video;                /* match records by (module, frame_idx, obj_id) and order */
+    bool video;                /* the SAM 2 video task */
+    bool scoped;               /* match records by (module, frame_idx, obj_id) and order (video, sam3_video) */
     bool amg;                  /* the automatic mask generator task (chained_amg.c) */
     int video_h, video_w;      /* video task: the frames' size */
     samc_sam_image_opts image_opts; /* image task: the predictor's options */
@@ -83,6 +86,19 @@ samc_layer_io samc__parity_record_io(parity_run *r, int rec);
  * registry's runner; the planted fault, if any, applied. */
 samc_status samc__parity_run_alone(parity_run *r, int rec, double perturb, samc_layer_out *o, samc_error *err);
 
+/* ---- chained_image.c: a SAM 1 prompt of the image tasks ------------------ */
+typedef struct samc_parity_prompt {
+    samc_sam_prompt p;
+    samc_tensor coords, mask;
+    int32_t *labels;
+} samc_parity_prompt;
+/* /inputs/prompts/<k> group `g` (points, labels, box, mask_input,
+ * multimask_output) into a prompt replayed exactly (points outside allowed). */
+samc_status samc__parity_read_prompt(samc_dump *d, const char *g, samc_parity_prompt *dp, samc_error *err);
+void samc__parity_prompt_free(samc_parity_prompt *dp);
+/* /outputs/<k>: masks, iou_predictions, low_res_masks. */
+void samc__parity_compare_prediction(parity_run *r, int k, const samc_sam_prediction *pr);
+
 /* ---- resync.c: the chained runs' decision hook ------------------------ */
 void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d);
 
@@ -96,6 +112,8 @@ samc_status samc__parity_run_image(parity_run *r, samc_error *err);
 samc_status samc__parity_run_video(parity_run *r, samc_error *err);
 samc_status samc__parity_run_sam3(parity_run *r, samc_error *err);
 samc_status samc__parity_run_amg(parity_run *r, samc_error *err);
+samc_status samc__parity_run_sam3_video(parity_run *r, samc_error *err);
+samc_status samc__parity_run_sam3_inst(parity_run *r, samc_error *err);
 /* Load a sam3 dump's model and exec (chained_sam3.c). */
 samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *impl, samc_error *err);
 

@@ -76,9 +76,9 @@ void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc,
     parity_run *r = user;
     char key[160];
     const int fr = sc->frame_idx, ob = sc->obj_id;
-    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, fr, ob);
+    snprintf(key, sizeof key, r->scoped ? "%s|%d|%d" : "%s", module, fr, ob);
     const int call = next_call(r, key);
-    const int rec = r->video ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
+    const int rec = r->scoped ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
     if (rec < 0) {
         samc_parity_row *row = samc__parity_add_row(r, INT_MAX - 1, module, call, "*");
         if (row) {

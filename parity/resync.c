@@ -29,11 +29,11 @@
 static int record_for(parity_run *r, const char *module, const samc_scope *sc, int offset)
 {
     char key[160];
-    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, sc->frame_idx, sc->obj_id);
+    snprintf(key, sizeof key, r->scoped ? "%s|%d|%d" : "%s", module, sc->frame_idx, sc->obj_id);
     const int call = samc__parity_peek_call(r, key) + offset;
     if (call < 0)
         return -1;
-    return r->video ? samc__parity_find_record_video(r, module, sc->frame_idx, sc->obj_id, call)
+    return r->scoped ? samc__parity_find_record_video(r, module, sc->frame_idx, sc->obj_id, call)
                     : samc__parity_find_record(r, module, call);
 }
 
@@ -106,10 +106,28 @@ static void plant(parity_run *r, samc_decision *d, const float *rec, double scal
     r->plant_bf16_flip = 0;
 }
 
+/* SAM 3's recorded side of a bfloat16 rounding: the memory the last
+ * @encode_new_memory of this scope recorded (float32, rounded here as the
+ * official state stores it), or a tracker neck level of the frame as the
+ * next record that reads it holds it (conv_s0 / conv_s1 in/0, the
+ * @tracker_backbone's level 2). */
+static int sam3_bf16_side(parity_run *r, const samc_scope *sc, const samc_decision *d, samc_tensor *t)
+{
+    const bool memory = !strcmp(d->module, "@encode_new_memory");
+    const char *slot = memory ? "out/maskmem_features"
+                       : !strcmp(d->module, "@tracker_backbone") ? "out/backbone_fpn.2" : "in/0";
+    const int ri = record_for(r, d->module, sc, memory ? -1 : 0);
+    if (ri < 0 || !read_slot(r, ri, slot, t))
+        return -1;
+    if (memory)
+        samc_round_bf16(t->data, samc_numel(t));
+    return ri;
+}
+
 static void resync_bf16(parity_run *r, const samc_scope *sc, samc_decision *d)
 {
     samc_tensor rec = {0};
-    const int ri = bank_entry(r, sc, &rec);
+    const int ri = r->model3 ? sam3_bf16_side(r, sc, d, &rec) : bank_entry(r, sc, &rec);
     if (ri < 0 || samc_numel(&rec) != d->n) { /* never read back by the official run: nothing to follow */
         samc_tensor_release(&rec);
         return;
@@ -132,7 +150,9 @@ static void resync_bf16(parity_run *r, const samc_scope *sc, samc_decision *d)
             beyond++, wb = margin > wb ? margin : wb;
         }
     }
-    report(r, ri, "bf16 rounding of the stored memory", sc, flips, beyond, wf, wb);
+    report(r, ri, strcmp(d->module, "@encode_new_memory") && r->model3 ? "bf16 rounding of the tracker neck"
+                                                                        : "bf16 rounding of the stored memory",
+           sc, flips, beyond, wf, wb);
     samc_tensor_release(&rec);
 }
 
@@ -205,7 +225,7 @@ static void resync_binarize(parity_run *r, const samc_scope *sc, samc_decision *
         samc_tensor_release(&rec);
         return;
     }
-    const samc_sam2_config *c = &r->model->cfg;
+    const samc_tracker_config *c = r->model3 ? &r->model3->tracker.cfg : &r->model->tracker.cfg;
     const double mid = 0.5 * c->sigmoid_scale_for_mem_enc + c->sigmoid_bias_for_mem_enc;
     const double scale = max_abs(d->values, d->n), tol = r->rep->tol;
     int64_t flips = 0, beyond = 0;

@@ -4,6 +4,7 @@
  * point @tokenize (a part of the same instance mounted at the top): rows,
  * weights, forwards, isolated runners and op-test inputs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,13 +217,22 @@ samc_status samc_sam3_language_forward(samc_exec *x, const samc_sam3_language_ba
 
 /* ---- isolated runners ------------------------------------------------------------- */
 
+/* The texts are attributes "0", "1", ... (one, or the video loop's batch of two). */
 static samc_status iso_tokenize(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                                 samc_error *err)
 {
-    char *text = NULL;
+    char *texts[8] = {0}, key[8];
+    int n = 0;
     double ctx = 0;
     bool none = false;
-    samc_status st = in->string(in->user, "0", NULL, &text, err);
+    samc_status st = SAMC_OK;
+    for (; !st && n < 8; n++) { /* "0" is required; the batch ends at the first missing one */
+        snprintf(key, sizeof key, "%d", n);
+        if (n > 0 && in->string(in->user, key, NULL, &texts[n], NULL))
+            break;
+        if (n == 0)
+            st = in->string(in->user, key, NULL, &texts[n], err);
+    }
     if (!st)
         st = in->scalar(in->user, "context_length", NULL, &ctx, &none, err);
     if (!st && (none || ctx < 2 || ctx > 512))
@@ -231,10 +241,11 @@ static samc_status iso_tokenize(samc_exec *x, const samc_layer *L, const samc_la
     samc_capture cap;
     samc_capture_begin(x, &cap, L->name, out);
     if (!st)
-        st = samc_sam3_tokenize(x, L->self, text, (int)ctx, &ids, err);
+        st = samc_sam3_tokenize_batch(x, L->self, (const char *const *)texts, n, (int)ctx, &ids, err);
     samc_capture_end(x, &cap);
     samc_tensor_release(&ids);
-    free(text);
+    for (int i = 0; i < 8; i++)
+        free(texts[i]);
     return st;
 }
 

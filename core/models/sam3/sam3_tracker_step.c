@@ -12,9 +12,11 @@
 
 void samc__s3_round_memory(samc_s3_state *s, const samc_scope *sc, samc_tensor *mem)
 {
-    samc_decision d = {.kind = SAMC_DECISION_BF16, .module = samc_memory_bank_name(s->x, s->tr),
-                       .values = mem->data, .n = samc_numel(mem)};
-    samc_exec_decide(s->x, sc, &d); /* each value's rounding direction */
+    /* each value's rounding direction; the recorded side: the memory the
+     * official encoder gave (its @encode_new_memory, just traced) */
+    samc_decision d = {.kind = SAMC_DECISION_BF16, .module = "@encode_new_memory", .values = mem->data,
+                       .n = samc_numel(mem)};
+    samc_exec_decide(s->x, sc, &d);
     samc_round_bf16(mem->data, samc_numel(mem));
 }
 

@@ -72,7 +72,7 @@ samc_status samc_sam3_video_open(samc_exec *x, samc_frames *frames, const samc_s
     v->geo_label = malloc((size_t)(v->T + 1) * sizeof *v->geo_label);
     v->geo_box = malloc((size_t)(v->T + 1) * sizeof *v->geo_box);
     v->has_outputs = calloc((size_t)v->T + 1, sizeof *v->has_outputs);
-    v->feat_frame = -1;
+    v->feat_frame = -1, v->click_obj = -1;
     if (!v->geo_label || !v->geo_box || !v->has_outputs) {
         samc_sam3_video_close(v);
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
@@ -476,7 +476,7 @@ static samc_status clicked_mask(samc_sam3_video *v, int frame, samc_s3_state *s,
     samc_status st = samc_fill_holes_sprinkles(video, v->m->video.loop.fill_hole_area, NULL);
     if (!st && v->x->trace)
         samc__s3_rec_floats(&r, "0", 4, video->shape, video->data);
-    samc__s3_rec_emit(v, &r, st ? -1 : S3R_FILL_HOLES, frame, -1);
+    samc__s3_rec_emit(v, &r, st ? -1 : S3R_FILL_HOLES, frame, v->click_obj);
     const int idx = samc_s3_state_find(s, obj_id);
     for (int64_t p = 0; !st && p < HW; p++)
         mask[p] = video->data[idx * HW + p] > 0.0f;
@@ -531,6 +531,7 @@ samc_status samc_sam3_video_add_points(samc_sam3_video *v, int frame, int obj_id
         px[k] = points[k] * R;
     samc_tensor video = {0};
     const samc_s3_frame fr = samc__s3v_frame(v, frame);
+    v->click_obj = obj_id;
     if (!st)
         st = samc_s3_add_new_points(s, &fr, obj_id, px, labels, n, true, &video, err);
     if (!st)
@@ -549,6 +550,7 @@ samc_status samc_sam3_video_add_points(samc_sam3_video *v, int frame, int obj_id
         st = samc__s3v_cache_put(v, &fo, &fo.suppressed, err);
     if (!st)
         st = samc__s3v_postprocess(v, &fo, NULL, &fo.suppressed, out, err);
+    v->click_obj = -1;
     samc__s3_frame_out_free(&fo);
     samc_tensor_release(&video);
     free(px), free(mask);

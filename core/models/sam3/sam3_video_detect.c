@@ -55,8 +55,9 @@ void samc__s3v_clear_caches(samc_sam3_video *v)
     v->feat_frame = -1;
 }
 
-/* backbone.forward_text([text or placeholder, "visual"]) when the cached key differs. */
-static samc_status text_features(samc_sam3_video *v, samc_error *err)
+/* backbone.forward_text([text or placeholder, "visual"]) when the cached key
+ * differs; its records name frame t (the frame being processed). */
+static samc_status text_features(samc_sam3_video *v, int t, samc_error *err)
 {
     const char *key = v->text ? v->text : TEXT_PLACEHOLDER;
     if (v->text_key && !strcmp(v->text_key, key))
@@ -66,9 +67,12 @@ static samc_status text_features(samc_sam3_video *v, samc_error *err)
     const samc_sam3_model *m = v->m;
     const char *texts[2] = {key, "visual"};
     samc_tensor ids = {0};
+    const samc_scope sc = {t, -1}, *saved = v->x->scope;
+    v->x->scope = &sc;
     samc_status st = samc_sam3_tokenize_batch(v->x, &m->language, texts, 2, m->language.text.context_length, &ids, err);
     if (!st)
         st = samc_sam3_language_forward(v->x, &m->language, &ids, &v->text_feats, err);
+    v->x->scope = saved;
     samc_tensor_release(&ids);
     if (!st && !(v->text_key = strdup(key)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
@@ -110,12 +114,15 @@ static samc_status keep_levels(samc_sam3_video *v, const samc_sam3_image *img, s
 {
     if (img->f.n_sam2 < 3)
         return samc_fail(err, SAMC_ERR_INTERNAL, "sam3: the detector computed no tracker neck");
+    /* the records that hold each level's recorded rounding (the next to read it) */
+    static const char *const readers[3] = {"tracker.sam_mask_decoder.conv_s0", "tracker.sam_mask_decoder.conv_s1",
+                                           "@tracker_backbone"};
     samc_status st = SAMC_OK;
     for (int i = 0; !st && i < 3; i++) {
         if (!(st = samc_tensor_copy(&b->levels[i], &img->f.sam2_level[i], err)))
             st = samc_tensor_copy(&b->pos[i], &img->f.sam2_pos[i], err);
         if (!st) {
-            samc_decision d = {.kind = SAMC_DECISION_BF16, .module = "@tracker_backbone", .values = b->levels[i].data,
+            samc_decision d = {.kind = SAMC_DECISION_BF16, .module = readers[i], .values = b->levels[i].data,
                                .n = samc_numel(&b->levels[i])};
             samc_exec_decide(v->x, NULL, &d);
             samc_round_bf16(b->levels[i].data, samc_numel(&b->levels[i]));
@@ -252,7 +259,7 @@ samc_status samc__s3v_detect(samc_sam3_video *v, int t, bool reverse, bool allow
                              samc_error *err)
 {
     memset(det, 0, sizeof *det);
-    samc_status st = text_features(v, err);
+    samc_status st = text_features(v, t, err);
     if (!st && !buffer_get(v, t))
         st = compute(v, t, t, err);
     if (st)

@@ -131,6 +131,8 @@ struct samc_sam3_video {
     int n_buf, cap_buf;
     int feat_frame;                     /* feature_cache's tracker features: this frame's (-1: none) */
     samc_frame_features feat;
+    int click_obj;                      /* during a click: its object, the scope of its fill and outputs
+                                           records (as the official run records them); else -1 */
     /* the loop's state */
     samc_s3_state **states;             /* tracker_inference_states */
     int n_states, cap_states;

@@ -107,7 +107,7 @@ static void trace(samc_sam3_video *v, const samc_sam3_outputs *o)
     if (f)
         samc__s3_rec_floats(&r, "out_binary_masks", 3, (const int64_t[]){o->n, o->H, o->W}, f);
     free(f);
-    samc__s3_rec_emit(v, &r, S3R_POSTPROCESS, o->frame_idx, -1);
+    samc__s3_rec_emit(v, &r, S3R_POSTPROCESS, o->frame_idx, v->click_obj);
 }
 
 samc_status samc__s3v_postprocess(samc_sam3_video *v, const s3_frame_out *fo, const s3_map *removed,

@@ -494,7 +494,9 @@ static samc_status iso_prepare(samc_exec *x, const samc_layer *L, const samc_lay
         samc_track_in tin = {.frame_idx = (int)frame, .is_init_cond_frame = samc_io_scalar_or(in, "is_init_cond_frame", NULL, 0) != 0,
                              .f = &f, .n_points = -1, .cond = &dicts[0], .non_cond = &dicts[1],
                              .num_frames = (int)samc_io_scalar_or(in, "num_frames", NULL, 1),
-                             .reverse = samc_io_scalar_or(in, "track_in_reverse", NULL, 0) != 0};
+                             .reverse = samc_io_scalar_or(in, "track_in_reverse", NULL, 0) != 0,
+                             /* Sam3TrackerBase's use_prev_mem_frame (absent: SAM 2, always) */
+                             .no_memory = samc_io_scalar_or(in, "use_prev_mem_frame", NULL, 1) == 0};
         samc_tensor pix = {0};
         samc_capture cap;
         samc_layer_out all = {0};

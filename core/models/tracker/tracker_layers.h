@@ -127,6 +127,8 @@ typedef struct samc_memory_attention {
     bool pos_enc_at_input;
     int d_model;
     int emb, mem_dim, num_maskmem; /* the frame's token grid, the memory's channels and frames */
+    bool sam3_io;                  /* SAM 3's TransformerEncoderCrossAttention: in src / prompt (+ _pos),
+                                      out {memory, pos_embed} */
 } samc_memory_attention;
 
 /* ---- signatures ---------------------------------------------------------- */
