@@ -63,7 +63,7 @@ static int cmp_kv(const void *a, const void *b)
 static s3_kv *sorted(const s3_map *m)
 {
     s3_kv *e = malloc((size_t)(m->n + 1) * sizeof *e);
-    if (e) {
+    if (e && m->n) {
         memcpy(e, m->e, (size_t)m->n * sizeof *e);
         qsort(e, (size_t)m->n, sizeof *e, cmp_kv);
     }

@@ -66,7 +66,8 @@ static void trace(samc_exec *x, const samc_tracker_model *tr, const samc_scope *
     float *pairs = malloc((size_t)(2 * non_cond->n + 1) * sizeof *pairs), *sel = malloc((size_t)(n + 1) * sizeof *sel);
     samc_frame_out *sorted = malloc((size_t)(non_cond->n + 1) * sizeof *sorted);
     if (pairs && sel && sorted) {
-        memcpy(sorted, non_cond->items, (size_t)non_cond->n * sizeof *sorted);
+        if (non_cond->n)
+            memcpy(sorted, non_cond->items, (size_t)non_cond->n * sizeof *sorted);
         qsort(sorted, (size_t)non_cond->n, sizeof *sorted, cmp_frame);
         int k = 0;
         for (int i = 0; i < non_cond->n; i++)
