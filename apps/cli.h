@@ -2,6 +2,7 @@
 #ifndef SAMC_APPS_CLI_H
 #define SAMC_APPS_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +15,50 @@
 enum { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
 int cli_exit_code(samc_status st);
 
+/* Ctrl-C (apps/cli_signal.c): SIGINT and SIGTERM become the library's abort
+ * callback. cli_catch_interrupts installs the handlers (the first signal
+ * sets a flag, a second one kills); cli_abort_requested is the
+ * samc_abort_fn to put in the params; cli_interrupted the signal caught (0:
+ * none); cli_interrupt_exit says "samc CMD: interrupted" (and what was
+ * kept) on stderr and returns the exit status, 128 + the signal (130). */
+void cli_catch_interrupts(void);
+bool cli_abort_requested(void *user);
+int cli_interrupted(void);
+int cli_interrupt_exit(const char *cmd, const char *what_was_kept);
+
 /* -q/--quiet: 0, default 1, -v/--verbose: 2 (set by samc_main.c for every command). */
 extern int cli_verbosity;
+
+/* ---- options (apps/cli_opts.c, on getopt_long) ---------------------------- */
+
+/* One option of a command. */
+typedef struct cli_option {
+    const char *name;  /* "threads": --threads */
+    char short_name;   /* 't': -t; 0: none */
+    const char *value; /* what it takes ("N", "DIR"); NULL: a flag */
+} cli_option;
+
+#define CLI_MAX_OPTIONS 48
+typedef struct cli_parser {
+    const char *cmd;
+    int argc;
+    char **argv;
+    const cli_option *opts;
+    int n;
+    struct option longs[CLI_MAX_OPTIONS + 1];
+    char shorts[3 * CLI_MAX_OPTIONS + 2];
+    int first_positional; /* after the last cli_next: argv[first_positional..argc) */
+} cli_parser;
+
+/* Parse argv[1..argc) (argv[0] the command) against opts[0..n). */
+void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv, const cli_option *opts, int n);
+/* The next option: its index in opts (*value its argument, NULL for a flag);
+ * -1 when none is left (the positional arguments are then
+ * argv[p->first_positional..argc), in order); -2 on a usage error, with
+ * the message in err: "unknown option '--thredas' (did you mean
+ * '--threads'?)", "option '--out' needs a value: --out DIR", "option
+ * '--multimask' takes no value". */
+int cli_next(cli_parser *p, const char **value, samc_error *err);
 
 /* Parse exactly `n` comma-separated finite numbers ("12.5,40"). */
 bool cli_parse_floats(const char *s, float *out, int n);
@@ -36,19 +79,46 @@ samc_status cli_mkdirs(const char *dir, samc_error *err);
 typedef struct cli_outputs {
     int n, cap;
     char **tmp, **final;
+    /* When set, the commit first removes the files of stale_dir whose names
+     * match one of the `stale` patterns (fnmatch, NULL-terminated) and that
+     * this set does not write: an earlier run's outputs (mask_2.png of a
+     * --multimask run) never sit beside the new ones. */
+    const char *stale_dir;
+    const char *const *stale;
 } cli_outputs;
-/* The temporary name to write `final` to ("DIR/.NAME.tmp<pid>"); NULL when
- * out of memory. */
+/* The temporary to write `final` to ("DIR/.NAME.XXXXXX", created
+ * exclusively: core/base/tmpfile.h); NULL after a failure (named in err). */
 const char *cli_output_tmp(cli_outputs *o, const char *final, samc_error *err);
 /* Rename every temporary to its final name; on failure remove what is left. */
 samc_status cli_outputs_commit(cli_outputs *o, samc_error *err);
 /* Remove the temporaries (after a failure) and free the set. */
 void cli_outputs_discard(cli_outputs *o);
-/* Write n bytes to `path` (the caller passes a temporary name). */
+/* What segment (SAM 2 and SAM 3) and amg write into --out: an earlier run's
+ * files of these names that a new run does not rewrite are removed when
+ * the new set is committed. */
+extern const char *const cli_segment_outputs[];
+extern const char *const cli_amg_outputs[];
+/* Remove the regular files of `dir` matching `patterns` except `keep`
+ * (full paths, n of them); apps/cli_files.c. */
+void cli_remove_stale(const char *dir, const char *const *patterns, const char *const *keep, int n);
+/* Append one line (text + '\n') to fd, whole or not at all: a failed write
+ * is cut back to *len, the file's length before it; *len advances. */
+samc_status cli_append_line(int fd, const char *what, const char *text, long long *len, samc_error *err);
+/* `s` with control characters written as \xNN (file names in terminal
+ * output: an escape sequence in a frame's name must not reach the screen). */
+void cli_escape(const char *s, char *out, size_t n);
+/* SIGINT/SIGTERM/SIGHUP: remove every temporary samc created, then die of
+ * the signal as before (apps/cli_files.c; installed by samc_main.c). */
+void cli_install_signal_cleanup(void);
+/* Write n bytes to `path` (a temporary made by cli_output_tmp). */
 samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_error *err);
 
 /* --out DIR: created (mkdir -p) and checked writable before any inference;
- * failures name DIR and the system's reason. */
+ * failures name DIR and the system's reason. A DIR too long for the
+ * system's limits with CLI_OUT_NAME_ROOM more bytes (the longest name samc
+ * writes under it, "masks/<frame>_obj<id>.png" included) is refused before
+ * anything is created. */
+#define CLI_OUT_NAME_ROOM 320
 samc_status cli_prepare_out_dir(const char *dir, samc_error *err);
 /* Write `final` atomically (a temporary in the same directory, then rename):
  * a reader never sees a half-written file; errors name `final`. */
@@ -64,6 +134,10 @@ samc_status cli_outputs_png(cli_outputs *o, const char *final, int w, int h, int
  * `where` names the prompt in messages ("--point", "--prompt '0:1:box=..'"). */
 samc_status cli_check_points(const char *where, const float *xy, int n, int w, int h, samc_error *err);
 samc_status cli_check_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* A SAM 3 exemplar box: cli_check_box, and not empty. */
+samc_status cli_check_exemplar_box(const char *where, const float *box, int w, int h, samc_error *err);
+/* Pixels x0,y0,x1,y1 -> Sam3Processor's normalised cx, cy, w, h. */
+void cli_box_cxcywh(const float *box, int w, int h, float out[4]);
 
 /* Progress on stderr (apps/cli_progress.c): "\r" updates on a terminal,
  * plain lines otherwise, nothing with --quiet. */
@@ -93,6 +167,12 @@ cJSON *cli_mask_entry(cJSON *arr, int k);
 /* "points": [[x,y,label],...], "box": [x0,y0,x1,y1] of a prompt. */
 void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box);
 
+/* Process settings of the commands that run the model many times
+ * (apps/cli_tuning.c): re-execute with OMP_WAIT_POLICY=PASSIVE unless it is
+ * set (idle OpenMP threads do not spin), and keep freed memory for reuse. */
+void cli_passive_wait_policy(int argc, char **argv);
+void cli_keep_freed_memory(void);
+
 /* The usage text of a command (samc_main.c), for `samc CMD --help`. */
 void cli_usage(const char *cmd, void *file);
 
@@ -102,6 +182,7 @@ int cmd_info(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_amg(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* The bundled demo model, its config and image (fixtures/demo or installed). */
 void cli_demo_paths(char *model, char *config, char *image, size_t n);

@@ -16,6 +16,7 @@
 #define SAMC_INSTALLED_DATA_DIR SAMC_DATA_DIR
 #endif
 #include "core/base/error.h"
+#include "core/base/tmpfile.h"
 
 bool cli_parse_floats(const char *s, float *out, int n)
 {
@@ -105,15 +106,15 @@ const char *cli_output_tmp(cli_outputs *o, const char *final, samc_error *err)
         }
         o->final = f, o->cap = cap;
     }
-    const char *slash = strrchr(final, '/');
-    const size_t dlen = slash ? (size_t)(slash - final + 1) : 0, len = strlen(final) + 32;
-    char *t = malloc(len), *f = strdup(final);
-    if (!t || !f) {
-        free(t), free(f);
+    char *t = NULL, *f = strdup(final);
+    if (!f) {
         samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    snprintf(t, len, "%.*s.%s.tmp%d", (int)dlen, final, final + dlen, (int)getpid());
+    if (samc__tmp_create(final, &t, err)) { /* exclusive, registered for removal on a signal */
+        free(f);
+        return NULL;
+    }
     o->tmp[o->n] = t, o->final[o->n] = f;
     o->n++;
     return t;
@@ -122,7 +123,7 @@ const char *cli_output_tmp(cli_outputs *o, const char *final, samc_error *err)
 static void outputs_free(cli_outputs *o)
 {
     for (int i = 0; i < o->n; i++)
-        free(o->tmp[i]), free(o->final[i]);
+        samc__tmp_discard(o->tmp[i]), free(o->final[i]); /* committed ones are NULL */
     free(o->tmp), free(o->final);
     memset(o, 0, sizeof *o);
 }
@@ -136,34 +137,25 @@ samc_status cli_outputs_commit(cli_outputs *o, samc_error *err)
     for (int i = 0; !st && i < o->n; i++)
         if (lstat(o->final[i], &sb) == 0 && S_ISDIR(sb.st_mode))
             st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the output: a directory is in the way", o->final[i]);
-    for (int i = 0; i < o->n; i++) {
-        if (!st && rename(o->tmp[i], o->final[i]))
-            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot rename the finished output into place: %s", o->final[i],
-                           strerror(errno));
-        if (st)
-            remove(o->tmp[i]);
-    }
-    outputs_free(o);
+    if (!st && o->stale_dir) /* an earlier run's outputs that this run does not replace */
+        cli_remove_stale(o->stale_dir, o->stale, (const char *const *)o->final, o->n);
+    for (int i = 0; !st && i < o->n; i++)
+        st = samc__tmp_commit(&o->tmp[i], o->final[i], err);
+    outputs_free(o); /* removes the temporaries left after a failure */
     return st;
 }
 
-void cli_outputs_discard(cli_outputs *o)
-{
-    for (int i = 0; i < o->n; i++)
-        remove(o->tmp[i]);
-    outputs_free(o);
-}
+void cli_outputs_discard(cli_outputs *o) { outputs_free(o); }
 
 samc_status cli_write_bytes(const char *path, const void *data, size_t n, samc_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    FILE *f = NULL;
+    samc_status st = samc__tmp_reopen(path, path, &f, err); /* never follows a link planted in its place */
+    if (st)
+        return st;
     const bool ok = fwrite(data, 1, n, f) == n;
-    if (fclose(f) || !ok) {
-        remove(path);
+    if (fclose(f) || !ok)
         return samc_fail(err, SAMC_ERR_IO, "%s: cannot write (disk full?)", path);
-    }
     return SAMC_OK;
 }
 

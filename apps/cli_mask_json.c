@@ -1,16 +1,13 @@
 /* cli_mask_json.c - the per-mask JSON records of segment and track, built
- * on the automatic mask generator's own RLE, box and stability code
- * (core/amg/), so these numbers mean what they mean there. */
+ * on the mask records of include/samc_amg.h (the automatic mask generator's
+ * own RLE, box and stability code), so these numbers mean what they mean there. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
-#include "core/amg/amg_box.h"
-#include "core/amg/amg_coco_rle.h"
-#include "core/amg/amg_rle.h"
-#include "core/amg/amg_stability.h"
 #include "core/base/error.h"
+#include "samc_amg.h"
 
 static cJSON *size_json(int h, int w)
 {
@@ -33,44 +30,29 @@ cJSON *cli_mask_entry(cJSON *arr, int k)
 
 samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err)
 {
-    const int64_t hw = (int64_t)h * w;
-    uint8_t *bin = malloc((size_t)hw);
-    if (!bin)
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < hw; i++)
-        bin[i] = logits[i] > 0.0f; /* mask_threshold 0 */
-    samc_amg_rle rle = {0};
-    char *coco = NULL;
-    samc_status st = samc_amg_mask_to_rle(bin, h, w, &rle, err);
-    if (!st)
-        st = samc_amg_rle_to_coco_string(&rle, &coco, err);
-    if (!st) {
-        int64_t box[4];
-        float xywh[4];
-        samc_amg_mask_box(bin, h, w, box);
-        samc_amg_box_xywh(box, xywh);
-        cJSON_AddNumberToObject(obj, "area", (double)samc_amg_rle_area(&rle));
-        cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
-        for (int k = 0; k < 4; k++)
-            cJSON_AddItemToArray(b, cJSON_CreateNumber(xywh[k]));
-        const float stab = samc_amg_stability_score(logits, h, w, 0.0, 1.0);
-        if (stab == stab)
-            cJSON_AddNumberToObject(obj, "stability_score", stab);
-        else
-            cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
-        cJSON *r = cJSON_AddObjectToObject(obj, "rle");
-        cJSON_AddItemToObject(r, "size", size_json(h, w));
-        cJSON *c = cJSON_AddArrayToObject(r, "counts");
-        for (int64_t i = 0; i < rle.n; i++)
-            cJSON_AddItemToArray(c, cJSON_CreateNumber((double)rle.counts[i]));
-        cJSON *cr = cJSON_AddObjectToObject(obj, "coco_rle");
-        cJSON_AddItemToObject(cr, "size", size_json(h, w));
-        cJSON_AddStringToObject(cr, "counts", coco);
-    }
-    free(coco);
-    samc_amg_rle_free(&rle);
-    free(bin);
-    return st;
+    samc_mask_rle r;
+    samc_status st = samc_mask_rle_encode_logits(logits, h, w, 0.0, &r, err); /* mask_threshold 0 */
+    if (st)
+        return st;
+    cJSON_AddNumberToObject(obj, "area", (double)r.area);
+    cJSON *b = cJSON_AddArrayToObject(obj, "bbox");
+    for (int k = 0; k < 4; k++)
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(r.bbox[k]));
+    const float stab = samc_stability_score(logits, h, w, 0.0, 1.0);
+    if (stab == stab)
+        cJSON_AddNumberToObject(obj, "stability_score", stab);
+    else
+        cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
+    cJSON *rl = cJSON_AddObjectToObject(obj, "rle");
+    cJSON_AddItemToObject(rl, "size", size_json(h, w));
+    cJSON *c = cJSON_AddArrayToObject(rl, "counts");
+    for (int64_t i = 0; i < r.n_counts; i++)
+        cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r.counts[i]));
+    cJSON *cr = cJSON_AddObjectToObject(obj, "coco_rle");
+    cJSON_AddItemToObject(cr, "size", size_json(h, w));
+    cJSON_AddStringToObject(cr, "counts", r.coco_counts);
+    samc_mask_rle_free(&r);
+    return SAMC_OK;
 }
 
 void cli_prompt_json(cJSON *obj, const float *xy, const int32_t *labels, int n, const float *box)

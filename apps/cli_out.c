@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "core/base/error.h"
+#include "core/base/tmpfile.h"
 #include "core/io/image_io.h"
 
 int cli_verbosity = 1;
@@ -20,6 +21,11 @@ int cli_exit_code(samc_status st)
 
 samc_status cli_prepare_out_dir(const char *dir, samc_error *err)
 {
+    /* refused before anything is created: a path the system cannot take
+     * (mkdir -p made 20 levels of directories before failing) */
+    samc_status ps = samc__path_fits(dir, CLI_OUT_NAME_ROOM, "--out", err);
+    if (ps)
+        return ps;
     struct stat sb;
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return samc_fail(err, SAMC_ERR_IO, "--out %s: not a directory: %s", dir, strerror(ENOTDIR));
@@ -31,78 +37,43 @@ samc_status cli_prepare_out_dir(const char *dir, samc_error *err)
     return SAMC_OK;
 }
 
-/* "DIR/.NAME.tmpPID" for "DIR/NAME". */
-static char *tmp_name(const char *final)
-{
-    const char *slash = strrchr(final, '/');
-    const size_t dlen = slash ? (size_t)(slash - final + 1) : 0, len = strlen(final) + 32;
-    char *t = malloc(len);
-    if (t)
-        snprintf(t, len, "%.*s.%s.tmp%d", (int)dlen, final, final + dlen, (int)getpid());
-    return t;
-}
-
 static samc_status write_raw(const char *tmp, const char *final, const void *data, size_t n, samc_error *err)
 {
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", final, strerror(errno));
+    FILE *f = NULL;
+    samc_status st = samc__tmp_reopen(tmp, final, &f, err);
+    if (st)
+        return st;
     int e = 0;
     if (fwrite(data, 1, n, f) != n)
         e = errno ? errno : EIO;
     if (fclose(f) && !e)
         e = errno ? errno : EIO;
-    if (e) {
-        remove(tmp);
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", final, strerror(e));
-    }
-    return SAMC_OK;
+    return e ? samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", final, strerror(e)) : SAMC_OK;
 }
 
 static samc_status write_png(const char *tmp, const char *final, int w, int h, int comp, const uint8_t *data,
                              samc_error *err)
 {
-    samc_error pe = {0};
-    errno = 0;
-    if (!samc_png_write(tmp, w, h, comp, data, &pe))
-        return SAMC_OK;
-    const int e = errno;
-    remove(tmp);
-    return samc_fail(err, SAMC_ERR_IO, "%s: cannot write the PNG: %s", final, e ? strerror(e) : pe.msg);
-}
-
-static samc_status rename_into_place(const char *tmp, const char *final, samc_error *err)
-{
-    struct stat sb;
-    if (lstat(final, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        remove(tmp);
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write the output: a directory is in the way", final);
-    }
-    if (rename(tmp, final)) {
-        const int e = errno;
-        remove(tmp);
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot move the finished file into place: %s", final, strerror(e));
-    }
-    return SAMC_OK;
+    return samc__png_write_into(tmp, final, w, h, comp, data, err);
 }
 
 samc_status cli_write_file_atomic(const char *final, const void *data, size_t n, samc_error *err)
 {
-    char *tmp = tmp_name(final);
-    samc_status st = !tmp ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : write_raw(tmp, final, data, n, err);
-    if (!st)
-        st = rename_into_place(tmp, final, err);
-    free(tmp);
+    char *tmp = NULL;
+    samc_status st = samc__tmp_create(final, &tmp, err);
+    if (!st && !(st = write_raw(tmp, final, data, n, err)))
+        st = samc__tmp_commit(&tmp, final, err);
+    samc__tmp_discard(tmp);
     return st;
 }
 
 samc_status cli_write_png_atomic(const char *final, int w, int h, int comp, const uint8_t *data, samc_error *err)
 {
-    char *tmp = tmp_name(final);
-    samc_status st = !tmp ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : write_png(tmp, final, w, h, comp, data, err);
-    if (!st)
-        st = rename_into_place(tmp, final, err);
-    free(tmp);
+    char *tmp = NULL;
+    samc_status st = samc__tmp_create(final, &tmp, err);
+    if (!st && !(st = write_png(tmp, final, w, h, comp, data, err)))
+        st = samc__tmp_commit(&tmp, final, err);
+    samc__tmp_discard(tmp);
     return st;
 }
 

@@ -31,3 +31,18 @@ samc_status cli_check_box(const char *where, const float *b, int w, int h, samc_
                          b[0], b[1], b[2], b[3], w, h, w, h);
     return SAMC_OK;
 }
+
+samc_status cli_check_exemplar_box(const char *where, const float *b, int w, int h, samc_error *err)
+{
+    samc_status st = cli_check_box(where, b, w, h, err);
+    if (!st && (!(b[2] > b[0]) || !(b[3] > b[1])))
+        st = samc_fail(err, SAMC_ERR_ARG, "%s: box (%g,%g,%g,%g) has zero width or height", where, b[0], b[1], b[2],
+                       b[3]);
+    return st;
+}
+
+void cli_box_cxcywh(const float *b, int w, int h, float out[4])
+{
+    out[0] = (b[0] + b[2]) * 0.5f / (float)w, out[1] = (b[1] + b[3]) * 0.5f / (float)h;
+    out[2] = (b[2] - b[0]) / (float)w, out[3] = (b[3] - b[1]) / (float)h;
+}

@@ -21,7 +21,7 @@
 typedef struct amg_args {
     const char *model, *config, *image, *out, *impl;
     int threads;
-    bool allow_nonfinite, quiet, help;
+    bool allow_nonfinite, quiet;
     samc_amg_params p;
 } amg_args;
 
@@ -37,37 +37,41 @@ static samc_status parse_double(const char *flag, const char *s, double *out, sa
     return SAMC_OK;
 }
 
-/* The numeric options: name, and where the value goes. */
-static samc_status parse_param(const char *f, const char *v, samc_amg_params *p, bool *known, samc_error *err)
+/* The options; the generator's numeric parameters first, in params_at's order. */
+enum {
+    O_POINTS_PER_SIDE, O_POINTS_PER_BATCH, O_CROP_N_LAYERS, O_CROP_DOWNSCALE, O_PRED_IOU, O_STAB_THRESH,
+    O_STAB_OFFSET, O_MASK_THRESH, O_BOX_NMS, O_CROP_NMS, O_CROP_OVERLAP, N_NUMERIC,
+    O_MIN_AREA = N_NUMERIC, O_OUTPUT_MODE, O_USE_M2M, O_NO_MULTIMASK, O_MODEL, O_CONFIG, O_IMAGE, O_OUT, O_IMPL,
+    O_THREADS, O_NONFINITE, O_QUIET
+};
+static const cli_option amg_options[] = {
+    [O_POINTS_PER_SIDE] = {"points-per-side", 0, "N"}, [O_POINTS_PER_BATCH] = {"points-per-batch", 0, "N"},
+    [O_CROP_N_LAYERS] = {"crop-n-layers", 0, "N"},
+    [O_CROP_DOWNSCALE] = {"crop-n-points-downscale-factor", 0, "N"},
+    [O_PRED_IOU] = {"pred-iou-thresh", 0, "X"},        [O_STAB_THRESH] = {"stability-score-thresh", 0, "X"},
+    [O_STAB_OFFSET] = {"stability-score-offset", 0, "X"}, [O_MASK_THRESH] = {"mask-threshold", 0, "X"},
+    [O_BOX_NMS] = {"box-nms-thresh", 0, "X"},          [O_CROP_NMS] = {"crop-nms-thresh", 0, "X"},
+    [O_CROP_OVERLAP] = {"crop-overlap-ratio", 0, "X"}, [O_MIN_AREA] = {"min-mask-region-area", 0, "N"},
+    [O_OUTPUT_MODE] = {"output-mode", 0, "MODE"},      [O_USE_M2M] = {"use-m2m", 0, NULL},
+    [O_NO_MULTIMASK] = {"no-multimask", 0, NULL},      [O_MODEL] = {"model", 'm', "CKPT"},
+    [O_CONFIG] = {"config", 'c', "NAME|FILE"},         [O_IMAGE] = {"image", 'i', "IMG"},
+    [O_OUT] = {"out", 'o', "DIR"},                     [O_IMPL] = {"impl", 0, "NAME"},
+    [O_THREADS] = {"threads", 't', "N"},               [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+    [O_QUIET] = {"quiet", 0, NULL},
+};
+
+/* Where numeric option o (< N_NUMERIC) goes, and whether it is an int. */
+static void *param_at(samc_amg_params *p, int o, bool *is_int)
 {
-    static const struct { const char *name; size_t off; bool is_int; } opts[] = {
-        {"--points-per-side", offsetof(samc_amg_params, points_per_side), true},
-        {"--points-per-batch", offsetof(samc_amg_params, points_per_batch), true},
-        {"--crop-n-layers", offsetof(samc_amg_params, crop_n_layers), true},
-        {"--crop-n-points-downscale-factor", offsetof(samc_amg_params, crop_n_points_downscale_factor), true},
-        {"--pred-iou-thresh", offsetof(samc_amg_params, pred_iou_thresh), false},
-        {"--stability-score-thresh", offsetof(samc_amg_params, stability_score_thresh), false},
-        {"--stability-score-offset", offsetof(samc_amg_params, stability_score_offset), false},
-        {"--mask-threshold", offsetof(samc_amg_params, mask_threshold), false},
-        {"--box-nms-thresh", offsetof(samc_amg_params, box_nms_thresh), false},
-        {"--crop-nms-thresh", offsetof(samc_amg_params, crop_nms_thresh), false},
-        {"--crop-overlap-ratio", offsetof(samc_amg_params, crop_overlap_ratio), false},
-    };
-    *known = true;
-    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
-        if (!strcmp(f, opts[i].name))
-            return opts[i].is_int ? cli_parse_int(f, v, -1000000000, 1000000000, (int *)((char *)p + opts[i].off), err)
-                                  : parse_double(f, v, (double *)((char *)p + opts[i].off), err);
-    if (!strcmp(f, "--min-mask-region-area")) {
-        int a = 0;
-        samc_status st = cli_parse_int(f, v, 0, 2147483647, &a, err);
-        p->min_mask_region_area = a;
-        return st;
-    }
-    if (!strcmp(f, "--output-mode"))
-        return samc_amg_output_mode_parse(v, &p->output_mode, err);
-    *known = false;
-    return SAMC_OK;
+    static const size_t off[N_NUMERIC] = {
+        offsetof(samc_amg_params, points_per_side), offsetof(samc_amg_params, points_per_batch),
+        offsetof(samc_amg_params, crop_n_layers), offsetof(samc_amg_params, crop_n_points_downscale_factor),
+        offsetof(samc_amg_params, pred_iou_thresh), offsetof(samc_amg_params, stability_score_thresh),
+        offsetof(samc_amg_params, stability_score_offset), offsetof(samc_amg_params, mask_threshold),
+        offsetof(samc_amg_params, box_nms_thresh), offsetof(samc_amg_params, crop_nms_thresh),
+        offsetof(samc_amg_params, crop_overlap_ratio)};
+    *is_int = o <= O_CROP_DOWNSCALE;
+    return (char *)p + off[o];
 }
 
 static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *err)
@@ -76,41 +80,46 @@ static samc_status parse_args(int argc, char **argv, amg_args *a, samc_error *er
     a->impl = samc_default_impl();
     a->p = samc_amg_default_params();
     a->p.output_mode = SAMC_AMG_COCO_RLE;
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            a->help = true;
-            return SAMC_OK;
+    cli_parser cp;
+    cli_parser_init(&cp, "amg", argc, argv, amg_options, sizeof amg_options / sizeof amg_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
+        samc_status st = SAMC_OK;
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", o >= 0 ? amg_options[o].name : "");
+        if (o >= 0 && o < N_NUMERIC) {
+            bool is_int;
+            void *dst = param_at(&a->p, o, &is_int);
+            st = is_int ? cli_parse_int(flag, v, -1000000000, 1000000000, dst, err) : parse_double(flag, v, dst, err);
+        } else {
+            switch (o) {
+            case -2: return SAMC_ERR_ARG;
+            case O_MIN_AREA: {
+                int area = 0;
+                st = cli_parse_int(flag, v, 0, 2147483647, &area, err);
+                a->p.min_mask_region_area = area;
+                break;
+            }
+            case O_OUTPUT_MODE: st = samc_amg_output_mode_parse(v, &a->p.output_mode, err); break;
+            case O_USE_M2M: a->p.use_m2m = true; break;
+            case O_NO_MULTIMASK: a->p.multimask_output = false; break;
+            case O_NONFINITE: a->allow_nonfinite = true; break;
+            case O_QUIET: a->quiet = true; break;
+            case O_MODEL: a->model = v; break;
+            case O_CONFIG: a->config = v; break;
+            case O_IMAGE: a->image = v; break;
+            case O_OUT: a->out = v; break;
+            case O_IMPL: a->impl = v; break;
+            case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+            default: break;
+            }
         }
-        bool *flag = !strcmp(f, "--use-m2m") ? &a->p.use_m2m : !strcmp(f, "--allow-nonfinite") ? &a->allow_nonfinite
-                     : !strcmp(f, "--quiet")  ? &a->quiet : NULL;
-        if (flag) {
-            *flag = true;
-            continue;
-        }
-        if (!strcmp(f, "--no-multimask")) {
-            a->p.multimask_output = false;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        bool known = false;
-        samc_status st = parse_param(f, v, &a->p, &known, err);
         if (st)
             return st;
-        if (known) continue;
-        else if (!strcmp(f, "--model")) a->model = v;
-        else if (!strcmp(f, "--config")) a->config = v;
-        else if (!strcmp(f, "--image")) a->image = v;
-        else if (!strcmp(f, "--out")) a->out = v;
-        else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--threads")) {
-            if ((st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err)))
-                return st;
-        } else
-            return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
     }
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (samc amg takes options only)",
+                         argv[cp.first_positional]);
     if (!a->out)
         return samc_fail(err, SAMC_ERR_ARG, "--out DIR is required");
     if (!a->model != !a->image)
@@ -170,28 +179,28 @@ static samc_status write_images(const char *dir, const samc_image *img, const sa
                 mask[i] = m->binary[i] ? 255 : 0;
             snprintf(path, sizeof path, "%s/mask_%04lld.png", dir, (long long)order[k]);
             const char *tmp = cli_output_tmp(outs, path, err);
-            st = tmp ? samc_png_write(tmp, img->w, img->h, 1, mask, err) : SAMC_ERR_NOMEM;
+            st = tmp ? samc__png_write_into(tmp, path, img->w, img->h, 1, mask, err) : err->status;
         }
     }
     snprintf(path, sizeof path, "%s/overlay.png", dir);
     const char *tmp = st ? NULL : cli_output_tmp(outs, path, err);
     if (!st)
-        st = tmp ? samc_png_write(tmp, img->w, img->h, 3, over, err) : SAMC_ERR_NOMEM;
+        st = tmp ? samc__png_write_into(tmp, path, img->w, img->h, 3, over, err) : err->status;
     free(over), free(mask), free(order);
     return st;
 }
 
 static samc_status write_outputs(const amg_args *a, const samc_image *img, const samc_amg_result *r, samc_error *err)
 {
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_amg_outputs};
     char path[4200], *text = NULL;
     snprintf(path, sizeof path, "%s/masks.json", a->out);
-    samc_status st = cli_mkdirs(a->out, err);
+    samc_status st = cli_prepare_out_dir(a->out, err);
     const char *tmp = NULL;
     if (!st)
         st = samc_amg_to_json(r, &text, err);
     if (!st && !(tmp = cli_output_tmp(&outs, path, err)))
-        st = SAMC_ERR_NOMEM;
+        st = err->status;
     if (!st)
         st = cli_write_bytes(tmp, text, strlen(text), err);
     free(text);
@@ -230,6 +239,8 @@ static int run(amg_args *a, samc_error *err)
     }
     if (!st && a->threads)
         samc_predictor_set_threads(p, a->threads);
+    if (!st) /* Ctrl-C stops at the next layer; nothing is written then */
+        samc_predictor_set_abort_callback(p, cli_abort_requested, NULL);
     if (!st)
         st = samc_amg_generate_masks(p, img.rgb, img.h, img.w, &a->p, a->quiet ? NULL : on_progress, &ps, &r, err);
     if (ps.tty && !a->quiet && ps.last_crop >= 0)
@@ -242,6 +253,8 @@ static int run(amg_args *a, samc_error *err)
     samc_amg_result_free(&r);
     samc_predictor_free(p);
     samc_image_free(&img);
+    if (st == SAMC_ERR_ABORTED && cli_interrupted())
+        return cli_interrupt_exit("amg", "no output written");
     return st ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
 }
 
@@ -254,14 +267,11 @@ int cmd_amg(int argc, char **argv)
         cli_usage("amg", stderr);
         return CLI_EXIT_USAGE;
     }
-    if (a.help) {
-        cli_usage("amg", stdout);
-        return CLI_EXIT_OK;
-    }
     if (cli_verbosity == 0)
         a.quiet = true; /* samc -q amg ... */
+    cli_catch_interrupts();
     const int rc = run(&a, &err);
-    if (rc)
+    if (rc && !(err.status == SAMC_ERR_ABORTED && cli_interrupted()))
         fprintf(stderr, "samc amg: %s\n", err.msg);
     return rc;
 }

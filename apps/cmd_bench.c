@@ -2,14 +2,13 @@
  * masks (predict) and both end to end, for ref and/or fast, with random or
  * real weights; and `samc bench --sgemm`, the machine's sgemm throughput.
  *
- * Prints the thread count, the OpenBLAS core and threading, the SIMD path,
+ * Prints the thread count, the instruction-set level of the kernels (fast/isa.h),
  * median and min/max of N runs after warm-up, effective GFLOP/s over the
  * encoder's analytic FLOP count (docs/benchmarks.md) and the fraction of the
  * FMA peak, and peak RSS (getrusage) next to the RSS of the loaded weights.
  * With --prompts N each run's prompt -> masks time is the best of N predicts
  * on the run's embedding (end to end = encoder + that). --layers prints the
  * time of every traced layer of the last run. */
-#include <cblas.h>
 #include <malloc.h>
 #include <math.h>
 #include <omp.h>
@@ -24,10 +23,15 @@
 #include "core/base/error.h"
 #include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
+#include "fast/fast.h"
+#include "fast/isa.h"
+#include "samc.h"
 
+#ifdef SAMC_WITH_OPENBLAS /* `--sgemm` compares with OpenBLAS's sgemm */
+#include <cblas.h>
 extern char *openblas_get_corename(void);
 extern char *openblas_get_config(void);
-extern int openblas_get_parallel(void);
+#endif
 
 typedef struct bench_args {
     const char *config, *model, *impl;
@@ -270,55 +274,23 @@ static int bench_impl(samc_exec *x, const char *impl, const bench_args *a, const
     return rc;
 }
 
-/* The machine's FMA peak as it is right now: 12 independent FMA chains per
- * thread in registers (no memory), on every thread at once. */
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#define PEAK_VEC __m512
-#define PEAK_SET(x) _mm512_set1_ps(x)
-#define PEAK_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define PEAK_LANES 16
-#elif defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define PEAK_VEC __m256
-#define PEAK_SET(x) _mm256_set1_ps(x)
-#define PEAK_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define PEAK_LANES 8
-#endif
-
+/* The FMA peak of the level the kernels run at, as it is right now: 12
+ * independent FMA chains per thread in registers (no memory), on every
+ * thread at once (fast/isa.h). */
 static double fma_peak(int threads)
 {
-#ifdef PEAK_LANES
-    const long n = 100000000;
-    float sink = 0;
+    const fast_isa *isa = samc__fast_isa();
+    const long n = 50000000;
     const double t0 = now_s();
-#pragma omp parallel num_threads(threads) reduction(+ : sink)
-    {
-        PEAK_VEC a[12];
-        for (int i = 0; i < 12; i++)
-            a[i] = PEAK_SET(1.0f + 0.1f * (float)(i + omp_get_thread_num()));
-        const PEAK_VEC b = PEAK_SET(0.9999999f), c = PEAK_SET(1e-8f);
-        for (long it = 0; it < n; it++) {
-#pragma GCC unroll 12
-            for (int i = 0; i < 12; i++)
-                a[i] = PEAK_FMA(a[i], b, c);
-        }
-        float tmp[PEAK_LANES];
-        for (int i = 0; i < 12; i++) {
-            memcpy(tmp, &a[i], sizeof tmp);
-            sink += tmp[0];
-        }
-    }
+    const float sink = isa->fma_loop(threads, n);
     const double t = now_s() - t0;
-    return sink > 0 ? 2.0 * PEAK_LANES * 12 * (double)n * threads / t * 1e-9 : 0;
-#else
-    (void)threads;
-    return 0;
-#endif
+    return sink != 0 ? 2.0 * isa->lanes * 12 * (double)n * threads / t * 1e-9 : 0;
 }
 
-/* sgemm throughput: a large square product and Hiera's stage-1 qkv shape,
- * with OpenBLAS's own threads (the only place samc lets it use them). */
+/* sgemm throughput: a large square product and shapes of Hiera's linears:
+ * samc's GEMM on a weight packed once (as the fast implementation runs
+ * them), at the level the CPU runs (SAMC_ISA caps it), and OpenBLAS's sgemm
+ * with its own threads when samc was built with it. */
 static void bench_sgemm(const bench_args *a)
 {
     const struct { int m, n, k; const char *what; } shapes[] = {
@@ -327,13 +299,16 @@ static void bench_sgemm(const bench_args *a)
         {4096, 1536, 384, "hiera_t stage 3 mlp fc1 (4096x384 -> 1536)"},
     };
     const double peak = fma_peak(a->threads);
-    printf("FMA peak (register-only loop, %d threads): %.1f GFLOP/s\n", a->threads, peak);
+    printf("FMA peak (register-only loop, %d threads, %s): %.1f GFLOP/s\n", a->threads, samc__fast_isa()->name, peak);
     printf("RESULT fma_peak threads=%d gflops=%.1f\n", a->threads, peak);
+#ifdef SAMC_WITH_OPENBLAS
     openblas_set_num_threads(a->threads);
+#endif
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int M = shapes[s].m, N = shapes[s].n, K = shapes[s].k;
         float *A = malloc((size_t)M * K * sizeof *A), *B = malloc((size_t)N * K * sizeof *B);
         float *C = malloc((size_t)M * N * sizeof *C);
+        fast_wpack W = {0};
         if (!A || !B || !C) {
             free(A), free(B), free(C);
             fprintf(stderr, "samc bench --sgemm: out of memory\n");
@@ -345,94 +320,88 @@ static void bench_sgemm(const bench_args *a)
             B[i] = (float)(i % 5) * 0.1f;
         const int reps = a->runs > 0 ? a->runs : 5;
         double *t = calloc((size_t)reps, sizeof *t);
-        for (int r = -1; r < reps; r++) {
-            const double t0 = now_s();
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
-            if (r >= 0)
-                t[r] = now_s() - t0;
-        }
-        const stats st = summarize(t, reps);
         const double fl = 2.0 * M * N * K;
-        printf("sgemm %-44s %8.2f ms  %7.1f GFLOP/s (best %.1f)\n", shapes[s].what, 1e3 * st.med, fl / st.med * 1e-9,
-               fl / st.min * 1e-9);
-        printf("RESULT sgemm=\"%s\" threads=%d gflops=%.1f best=%.1f\n", shapes[s].what, a->threads,
-               fl / st.med * 1e-9, fl / st.min * 1e-9);
+        for (int lib = 0; t && lib < 2; lib++) {
+            const char *who = lib ? "openblas" : "samc";
+#ifndef SAMC_WITH_OPENBLAS
+            if (lib)
+                break;
+#endif
+            if (!lib && samc__fast_wpack_init(&W, B, K, N, K, FAST_F32))
+                continue;
+            for (int r = -1; r < reps; r++) {
+                const double t0 = now_s();
+                if (!lib)
+                    samc__fast_gemm(a->threads, M, A, K, &W, NULL, C, N, 0);
+#ifdef SAMC_WITH_OPENBLAS
+                else
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
+#endif
+                if (r >= 0)
+                    t[r] = now_s() - t0;
+            }
+            const stats st = summarize(t, reps);
+            printf("sgemm %-8s %-44s %8.2f ms  %7.1f GFLOP/s (best %.1f), %.0f%% of the peak\n", who, shapes[s].what,
+                   1e3 * st.med, fl / st.med * 1e-9, fl / st.min * 1e-9, peak > 0 ? 100.0 * fl / st.med * 1e-9 / peak : 0);
+            printf("RESULT sgemm=\"%s\" lib=%s threads=%d gflops=%.1f best=%.1f\n", shapes[s].what, who, a->threads,
+                   fl / st.med * 1e-9, fl / st.min * 1e-9);
+        }
+        samc__fast_wpack_free(&W);
         free(A), free(B), free(C), free(t);
     }
+#ifdef SAMC_WITH_OPENBLAS
     openblas_set_num_threads(1);
+#endif
 }
+
+enum { O_CONFIG, O_MODEL, O_IMPL, O_RUNS, O_WARMUP, O_THREADS, O_PROMPTS, O_SIZE, O_IMAGE, O_PEAK, O_SGEMM, O_LAYERS };
+static const cli_option bench_options[] = {
+    [O_CONFIG] = {"config", 'c', "NAME|FILE"}, [O_MODEL] = {"model", 'm', "CKPT"}, [O_IMPL] = {"impl", 0, "NAME"},
+    [O_RUNS] = {"runs", 'n', "N"},             [O_WARMUP] = {"warmup", 0, "N"},  [O_THREADS] = {"threads", 't', "N"},
+    [O_PROMPTS] = {"prompts", 0, "N"},         [O_SIZE] = {"size", 0, "S"},      [O_IMAGE] = {"image", 0, "WxH"},
+    [O_PEAK] = {"peak", 0, "GFLOPS"},          [O_SGEMM] = {"sgemm", 0, NULL},   [O_LAYERS] = {"layers", 0, NULL},
+};
 
 static int parse(int argc, char **argv, bench_args *a, samc_error *err)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser cp;
+    cli_parser_init(&cp, "bench", argc, argv, bench_options, sizeof bench_options / sizeof bench_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
         samc_status st = SAMC_OK;
-        if (!strcmp(f, "--sgemm") || !strcmp(f, "--layers")) {
-            *(f[2] == 's' ? &a->sgemm : &a->layers) = true;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        if (!strcmp(f, "--config")) a->config = v;
-        else if (!strcmp(f, "--model")) a->model = v;
-        else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--runs")) st = cli_parse_int("--runs", v, 1, 10000, &a->runs, err);
-        else if (!strcmp(f, "--warmup")) st = cli_parse_int("--warmup", v, 0, 10000, &a->warmup, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
-        else if (!strcmp(f, "--prompts")) st = cli_parse_int("--prompts", v, 1, 100000, &a->prompts, err);
-        else if (!strcmp(f, "--size")) st = cli_parse_int("--size", v, 32, 8192, &a->size, err);
-        else if (!strcmp(f, "--image")) {
+        char *end;
+        switch (o) {
+        case -2: return SAMC_ERR_ARG;
+        case O_SGEMM: a->sgemm = true; break;
+        case O_LAYERS: a->layers = true; break;
+        case O_CONFIG: a->config = v; break;
+        case O_MODEL: a->model = v; break;
+        case O_IMPL: a->impl = v; break;
+        case O_RUNS: st = cli_parse_int("--runs", v, 1, 10000, &a->runs, err); break;
+        case O_WARMUP: st = cli_parse_int("--warmup", v, 0, 10000, &a->warmup, err); break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+        case O_PROMPTS: st = cli_parse_int("--prompts", v, 1, 100000, &a->prompts, err); break;
+        case O_SIZE: st = cli_parse_int("--size", v, 32, 8192, &a->size, err); break;
+        case O_IMAGE:
             if (sscanf(v, "%dx%d", &a->img_w, &a->img_h) != 2 || a->img_w < 1 || a->img_h < 1)
                 st = samc_fail(err, SAMC_ERR_ARG, "--image '%s': expected WxH", v);
-        } else if (!strcmp(f, "--peak")) {
-            char *end;
+            break;
+        case O_PEAK:
             a->peak = strtod(v, &end);
             if (*end || !(a->peak > 0))
                 st = samc_fail(err, SAMC_ERR_ARG, "--peak '%s': expected GFLOP/s > 0", v);
-        } else
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s'", f);
+            break;
+        default: break;
+        }
         if (st)
             return st;
     }
-    char names[160];
-    if (strcmp(a->impl, "all") && !samc_impl_find(a->impl))
-        return samc_fail(err, SAMC_ERR_ARG, "--impl '%s': expected one of %s, or all", a->impl,
-                         samc_impl_names(names, sizeof names));
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s'", argv[cp.first_positional]);
+    samc_status st = SAMC_OK;
+    if (strcmp(a->impl, "all") && !samc_impl_lookup(a->impl, "--impl", &st, err))
+        return st;
     return SAMC_OK;
-}
-
-/* OpenMP's default wait policy lets idle threads spin between parallel
- * regions. On a machine shared with other work (these 2-core machines always
- * are) a spinning thread takes the core its partner needs, and the many short
- * regions of the decoder ran 2-10x slower (docs/fast.md). libgomp reads the
- * policy once at start-up, so `samc bench` re-executes itself with
- * OMP_WAIT_POLICY=PASSIVE unless the variable is set: the same setting
- * tools/bench_pytorch.py gives PyTorch. */
-static void passive_wait_policy(int argc, char **argv)
-{
-    if (getenv("OMP_WAIT_POLICY"))
-        return;
-    char **nargv = calloc((size_t)argc + 2, sizeof *nargv);
-    if (!nargv || setenv("OMP_WAIT_POLICY", "PASSIVE", 1))
-        return;
-    nargv[0] = (char *)"samc";
-    for (int i = 0; i < argc; i++)
-        nargv[i + 1] = argv[i];
-    execv("/proc/self/exe", nargv); /* returns only on failure: then run as we are */
-    free(nargv);
-}
-
-/* glibc maps every large calloc fresh and unmaps it on free, so each
- * forward pass pays ~50K first-touch page faults for core's activation
- * tensors (~20% of t's encoder CPU time in this VM, docs/fast.md): keep
- * freed memory for reuse instead, the malloc tuning tools/bench_pytorch.py
- * gives PyTorch. Peak RSS is unchanged (measured). */
-static void keep_freed_memory(void)
-{
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_TOP_PAD, 1 << 28);
 }
 
 /* bench times the SAM 2 image predictor: a model of another family
@@ -451,8 +420,8 @@ static samc_status check_family(const char *model, samc_error *err)
 
 int cmd_bench(int argc, char **argv)
 {
-    passive_wait_policy(argc, argv);
-    keep_freed_memory();
+    cli_passive_wait_policy(argc, argv);
+    cli_keep_freed_memory();
     bench_args a = {.config = NULL, .impl = samc_default_impl(), .runs = 5, .warmup = 1, .threads = 0, .size = 1024,
                     .img_w = 1200, .img_h = 900, .prompts = 1};
     samc_error err = {0};
@@ -467,18 +436,13 @@ int cmd_bench(int argc, char **argv)
     if (!a.threads)
         a.threads = omp_get_max_threads();
     omp_set_num_threads(a.threads);
-    printf("samc bench: threads %d, OMP_WAIT_POLICY=%s, OpenBLAS core %s (%s, threading %s), SIMD %s\n", a.threads,
-           getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(default)",
-           openblas_get_corename(), openblas_get_config(),
-           openblas_get_parallel() == 2 ? "openmp" : openblas_get_parallel() == 1 ? "pthreads" : "none",
-#if defined(__AVX512F__)
-           "avx512"
-#elif defined(__AVX2__)
-           "avx2"
-#else
-           "portable"
+    printf("samc bench: threads %d, OMP_WAIT_POLICY=%s, kernels %s (bf16: %s)", a.threads,
+           getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(default)", samc__fast_isa()->name,
+           samc__fast_bf16_kernel_name(samc__fast_bf16_kernel()));
+#ifdef SAMC_WITH_OPENBLAS
+    printf(", OpenBLAS core %s (%s)", openblas_get_corename(), openblas_get_config());
 #endif
-    );
+    printf("\n");
     if (a.sgemm) {
         bench_sgemm(&a);
         if (!a.config && !a.model)

@@ -1,7 +1,8 @@
 /* cmd_info.c - `samc info CKPT`: format, tensors, config and the strict key
  * check; --layers lists the layer registry of the model (the names that
  * --impl-override takes), --keys the state_dict the config implies,
- * --impls the implementations. */
+ * --impls the implementations. Without CKPT: the system (samc_system_info)
+ * and the implementations. */
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,19 +11,29 @@
 #include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/runtime/plugin.h"
 #include "samc.h"
 
 static void print_impls(void)
 {
+    samc_error perr[4] = {{0}};
+    const char *pname[4] = {0};
+    int nfail = 0;
+    for (int i = 0; samc__plugin_impl_name(i); i++) { /* load the plugins, to list their rows too */
+        samc_status st = SAMC_OK;
+        samc_error e = {0};
+        if (!samc_impl_lookup(samc__plugin_impl_name(i), "plugin", &st, &e) && nfail < 4)
+            pname[nfail] = samc__plugin_impl_name(i), perr[nfail++] = e;
+    }
     printf("implementations (--impl, --impl-override LAYER=IMPL):\n");
+    for (int k = 0; k < nfail; k++)
+        printf("  %-9s not loaded: %s\n", pname[k], perr[k].msg);
     for (int i = 0; i < samc_impl_count(); i++) {
         const samc_impl *m = samc_impl_get(i);
         const char *why = NULL;
         const bool ok = !m->available || m->available(&why);
-        printf("  %-6s tol %.0e%s  %s%s%s\n", m->name, m->tol, m == samc_impl_default() ? "  (default)" : "", m->about,
-               ok ? "" : "  [unavailable: ", ok ? "" : (why ? why : "this CPU"));
-        if (!ok)
-            printf("]\n");
+        printf("  %-9s tol %.0e%s  %s%s%s%s\n", m->name, m->tol, m == samc_impl_default() ? "  (default)" : "", m->about,
+               ok ? "" : "  [unavailable: ", ok ? "" : (why ? why : "this machine"), ok ? "" : "]");
     }
 }
 
@@ -34,12 +45,22 @@ static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
         return 1;
     }
     const samc_exec x = *xp;
-    printf("layers (%d):\n", x.n_layers);
+    int fell_back = 0;
+    printf("layers (%d; implementation %s):\n", x.n_layers, x.impl->name);
     for (int i = 0; i < x.n_layers; i++) {
         const samc_layer *L = &x.layers[i];
         const char *kind = !L->def->body ? "(composite)" : samc_kind_name(L->def->table, L->def->body);
-        printf("  %-44s %-24s %s\n", L->name, kind ? kind : "?", samc_layer_is_parity(L) ? "parity point" : "");
+        const char *whole = L->def->whole ? samc_kind_name(L->def->table, L->def->whole) : NULL;
+        const bool other = L->impl && L->asked && L->impl != L->asked;
+        fell_back += other && L->def->body;
+        printf("  %-44s %-24s %-12s %-6s%s%s%s\n", L->name, kind ? kind : "?", samc_layer_is_parity(L) ? "parity point" : "",
+               L->def->body && L->impl ? L->impl->name : "", other ? " (fallback)" : "", L->whole_ops ? "  whole part: " : "",
+               L->whole_ops && whole ? whole : "");
     }
+    if (fell_back) /* a device implementation's fallback runs on the host: its inputs and outputs cross */
+        printf("%d layer(s) asked of %s are served by its fallback; outside a whole-part body each of them copies its "
+               "inputs and outputs between the implementations' memories\n",
+               fell_back, x.impl->name);
     samc_exec_free(xp);
     return 0;
 }
@@ -79,8 +100,8 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
            fmts[samc_weights_get_format(w)], samc_weights_count(w), params,
            config ? config : dump ? "the dump's /model/config_json" : "sam3 (built-in release)");
     samc_weights_free(w);
-    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
-           omp_get_max_threads(), samc_version());
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version(), samc_system_info());
     samc_sam3_model *m = NULL;
     if (samc_sam3_model_load(ckpt, config, &m, &err)) {
         printf("check: FAILED: %s\n", err.msg);
@@ -100,33 +121,40 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *ckpt = NULL, *config = NULL;
+    const char *ckpt = NULL, *config = NULL, *impl = NULL;
     bool allow_nonfinite = false, layers = false, keys = false, impls = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--config") && i + 1 < argc)
-            config = argv[++i];
-        else if (!strcmp(argv[i], "--allow-nonfinite"))
-            allow_nonfinite = true;
-        else if (!strcmp(argv[i], "--layers"))
-            layers = true;
-        else if (!strcmp(argv[i], "--keys"))
-            keys = true;
-        else if (!strcmp(argv[i], "--impls"))
-            impls = true;
-        else if (argv[i][0] != '-' && !ckpt)
-            ckpt = argv[i];
-        else {
-            fprintf(stderr, "samc info: unexpected argument '%s' (samc info --help)\n", argv[i]);
-            return CLI_EXIT_USAGE;
+    enum { O_CONFIG, O_NONFINITE, O_LAYERS, O_KEYS, O_IMPLS, O_IMPL };
+    static const cli_option opts[] = {
+        [O_CONFIG] = {"config", 'c', "NAME|FILE"}, [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+        [O_LAYERS] = {"layers", 0, NULL},          [O_KEYS] = {"keys", 0, NULL},
+        [O_IMPLS] = {"impls", 0, NULL},            [O_IMPL] = {"impl", 0, "NAME"}, /* --layers: who serves each */
+    };
+    cli_parser cp;
+    cli_parser_init(&cp, "info", argc, argv, opts, sizeof opts / sizeof opts[0]);
+    samc_error perr = {0};
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, &perr)) != -1;) {
+        switch (o) {
+        case -2: fprintf(stderr, "samc info: %s\n", perr.msg); return CLI_EXIT_USAGE;
+        case O_CONFIG: config = v; break;
+        case O_NONFINITE: allow_nonfinite = true; break;
+        case O_LAYERS: layers = true; break;
+        case O_KEYS: keys = true; break;
+        case O_IMPLS: impls = true; break;
+        case O_IMPL: impl = v; break;
+        default: break;
         }
     }
-    if (impls && !ckpt) {
+    if (cp.first_positional < argc)
+        ckpt = argv[cp.first_positional];
+    if (cp.first_positional + 1 < argc) {
+        fprintf(stderr, "samc info: unexpected argument '%s' (samc info --help)\n", argv[cp.first_positional + 1]);
+        return CLI_EXIT_USAGE;
+    }
+    if (!ckpt) { /* the system: what a run would use on this machine */
+        printf("samc: %s\nsystem: %s\nthreads: %d\n", samc_version(), samc_system_info(), omp_get_max_threads());
         print_impls();
         return 0;
-    }
-    if (!ckpt) {
-        fprintf(stderr, "samc info: no checkpoint given (samc info CKPT, or samc info --impls)\n");
-        return CLI_EXIT_USAGE;
     }
     samc_error err = {0};
     samc_family fam;
@@ -161,8 +189,8 @@ int cmd_info(int argc, char **argv)
            fmts[samc_weights_get_format(w)], samc_weights_naming(w) ? ", key names: " : "",
            samc_weights_naming(w) ? samc_weights_naming(w) : "", n, params, cfg.name);
     /* What segment and track would run this checkpoint with by default. */
-    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\n", samc_default_impl(),
-           omp_get_max_threads(), samc_version());
+    printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),
+           omp_get_max_threads(), samc_version(), samc_system_info());
     int rc = 0;
     if (samc_sam2_check_weights(&cfg, w, &err)) {
         printf("check: FAILED: %s\n", err.msg);
@@ -189,7 +217,10 @@ int cmd_info(int argc, char **argv)
         }
         w = NULL;
         samc_exec x;
-        rc = print_layers(&x, samc_sam2_exec_init(&x, m, &err), &err);
+        samc_status st = samc_sam2_exec_init(&x, m, &err);
+        if (!st && impl && (st = samc_exec_set_impl(&x, impl, &err)))
+            samc_exec_free(&x);
+        rc = print_layers(&x, st, &err);
         samc_sam2_model_free(m);
     }
     samc_weights_free(w);

@@ -6,6 +6,13 @@
 #include "cli.h"
 #include "parity/parity.h"
 
+enum { O_IMPL, O_OVERRIDE, O_ISOLATED, O_STRICT, O_TOL, O_JSON };
+static const cli_option parity_options[] = {
+    [O_IMPL] = {"impl", 0, "NAME"},     [O_OVERRIDE] = {"impl-override", 0, "LAYER=IMPL"},
+    [O_ISOLATED] = {"isolated", 0, NULL}, [O_STRICT] = {"strict", 0, NULL},
+    [O_TOL] = {"tol", 0, "X"},          [O_JSON] = {"json", 'j', "FILE"},
+};
+
 int cmd_parity(int argc, char **argv)
 {
     samc_parity_opts o = {.impl = NULL}; /* the registry's default implementation */
@@ -13,32 +20,33 @@ int cmd_parity(int argc, char **argv)
     const char **ovr = calloc((size_t)argc, sizeof *ovr);
     samc_error err = {0};
     int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--impl") && has_val) {
-            o.impl = argv[++i];
-        } else if (!strcmp(a, "--impl-override") && has_val) {
-            ovr[o.n_overrides++] = argv[++i];
-        } else if (!strcmp(a, "--isolated")) {
-            o.isolated = true;
-        } else if (!strcmp(a, "--strict")) {
-            o.strict = true;
-        } else if (!strcmp(a, "--tol") && has_val) {
-            char *end;
-            o.tol = strtod(argv[++i], &end);
+    cli_parser cp;
+    cli_parser_init(&cp, "parity", argc, argv, parity_options, sizeof parity_options / sizeof parity_options[0]);
+    const char *v;
+    for (int k; (k = cli_next(&cp, &v, &err)) != -1;) {
+        char *end;
+        switch (k) {
+        case -2: fprintf(stderr, "samc parity: %s\n", err.msg); goto done;
+        case O_IMPL: o.impl = v; break;
+        case O_OVERRIDE: ovr[o.n_overrides++] = v; break;
+        case O_ISOLATED: o.isolated = true; break;
+        case O_STRICT: o.strict = true; break;
+        case O_JSON: json = v; break;
+        case O_TOL:
+            o.tol = strtod(v, &end);
             if (*end || !(o.tol > 0)) {
-                fprintf(stderr, "samc parity: --tol '%s': expected a positive number\n", argv[i]);
+                fprintf(stderr, "samc parity: --tol '%s': expected a positive number\n", v);
                 goto done;
             }
-        } else if (!strcmp(a, "--json") && has_val) {
-            json = argv[++i];
-        } else if (a[0] == '-' || dump) {
-            fprintf(stderr, "samc parity: unexpected argument '%s'\n", a);
-            goto done;
-        } else {
-            dump = a;
+            break;
+        default: break;
         }
+    }
+    if (cp.first_positional < argc)
+        dump = argv[cp.first_positional];
+    if (cp.first_positional + 1 < argc) {
+        fprintf(stderr, "samc parity: unexpected argument '%s' (one dump per run)\n", argv[cp.first_positional + 1]);
+        goto done;
     }
     if (!dump) {
         fprintf(stderr, "samc parity: no dump given (samc parity DUMP.h5 [options])\n");

@@ -31,68 +31,87 @@ static samc_status parse_box(const char *v, float *box, bool *positive, samc_err
     return cli_parse_box(buf, box, err);
 }
 
+enum {
+    O_MODEL, O_CONFIG, O_IMAGE, O_OUT, O_POINT, O_BOX, O_MASK_INPUT, O_MULTIMASK, O_HOLE, O_SPRINKLE, O_TEXT,
+    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE
+};
+static const cli_option seg_options[] = {
+    [O_MODEL] = {"model", 'm', "CKPT"},        [O_CONFIG] = {"config", 'c', "NAME|FILE"},
+    [O_IMAGE] = {"image", 'i', "IMG"},         [O_OUT] = {"out", 'o', "DIR"},
+    [O_POINT] = {"point", 'p', "X,Y[,LABEL]"}, [O_BOX] = {"box", 'b', "X0,Y0,X1,Y1"},
+    [O_MASK_INPUT] = {"mask-input", 0, "FILE"}, [O_MULTIMASK] = {"multimask", 0, NULL},
+    [O_HOLE] = {"max-hole-area", 0, "A"},      [O_SPRINKLE] = {"max-sprinkle-area", 0, "A"},
+    [O_TEXT] = {"text", 0, "TEXT"},            [O_VOCAB] = {"vocab", 0, "FILE"},
+    [O_THRESHOLD] = {"threshold", 0, "T"},     [O_IMPL] = {"impl", 0, "NAME"},
+    [O_OVERRIDE] = {"impl-override", 0, "LAYER=IMPL"}, [O_THREADS] = {"threads", 't', "N"},
+    [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+};
+
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
     a->impl = NULL; /* the library's default: fast */
     a->threshold = -1.0f;
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser cp;
+    cli_parser_init(&cp, "segment", argc, argv, seg_options, sizeof seg_options / sizeof seg_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
         samc_status st = SAMC_OK;
-        if (!strcmp(f, "--multimask")) {
-            a->multimask = true;
-            continue;
-        }
-        if (!strcmp(f, "--allow-nonfinite")) {
-            a->allow_nonfinite = true;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        if (!strcmp(f, "--model")) a->model = v;
-        else if (!strcmp(f, "--config")) a->config = v;
-        else if (!strcmp(f, "--image")) a->image = v;
-        else if (!strcmp(f, "--mask-input")) a->mask_input = v;
-        else if (!strcmp(f, "--out")) a->out = v;
-        else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
-        else if (!strcmp(f, "--max-hole-area") || !strcmp(f, "--max-sprinkle-area")) {
+        switch (o) {
+        case -2: return SAMC_ERR_ARG;
+        case O_MULTIMASK: a->multimask = true; break;
+        case O_NONFINITE: a->allow_nonfinite = true; break;
+        case O_MODEL: a->model = v; break;
+        case O_CONFIG: a->config = v; break;
+        case O_IMAGE: a->image = v; break;
+        case O_MASK_INPUT: a->mask_input = v; break;
+        case O_OUT: a->out = v; break;
+        case O_IMPL: a->impl = v; break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+        case O_HOLE:
+        case O_SPRINKLE: {
             float x;
             if (!cli_parse_floats(v, &x, 1) || x < 0)
-                return samc_fail(err, SAMC_ERR_ARG, "%s '%s': expected a number >= 0", f, v);
-            *(f[6] == 'h' ? &a->max_hole_area : &a->max_sprinkle_area) = x;
+                return samc_fail(err, SAMC_ERR_ARG, "--%s '%s': expected a number >= 0", seg_options[o].name, v);
+            *(o == O_HOLE ? &a->max_hole_area : &a->max_sprinkle_area) = x;
             a->has_hole_opts = true;
+            break;
         }
-        else if (!strcmp(f, "--text")) {
+        case O_TEXT:
             if (!*v)
                 return samc_fail(err, SAMC_ERR_ARG, "--text: empty text (give the concept, e.g. --text \"a dog\")");
             a->text = v;
-        } else if (!strcmp(f, "--vocab")) a->vocab = v;
-        else if (!strcmp(f, "--threshold")) {
+            break;
+        case O_VOCAB: a->vocab = v; break;
+        case O_THRESHOLD:
             if (!cli_parse_floats(v, &a->threshold, 1) || a->threshold < 0 || a->threshold > 1)
                 return samc_fail(err, SAMC_ERR_ARG, "--threshold '%s': expected a number in [0, 1]", v);
-        }
-        else if (!strcmp(f, "--impl-override")) {
+            break;
+        case O_OVERRIDE:
             if (a->n_overrides == 64)
                 return samc_fail(err, SAMC_ERR_ARG, "too many --impl-override");
             a->overrides[a->n_overrides++] = v;
-        } else if (!strcmp(f, "--point")) {
+            break;
+        case O_POINT:
             if (a->n_points == SEG_MAX_POINTS)
                 return samc_fail(err, SAMC_ERR_ARG, "more than %d --point", SEG_MAX_POINTS);
             st = cli_parse_point(v, a->points + 2 * a->n_points, a->labels + a->n_points, err);
             a->n_points++;
-        } else if (!strcmp(f, "--box")) {
+            break;
+        case O_BOX:
             if (a->n_boxes == SEG_MAX_BOXES)
                 return samc_fail(err, SAMC_ERR_ARG, "more than %d --box", SEG_MAX_BOXES);
             st = parse_box(v, a->boxes + 4 * a->n_boxes, &a->box_positive[a->n_boxes], err);
             a->n_boxes++;
-        } else
-            return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
+            break;
+        default: break;
+        }
         if (st)
             return st;
     }
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (samc segment takes options only)",
+                         argv[cp.first_positional]);
     if (!a->out)
         return samc_fail(err, SAMC_ERR_ARG, "--out DIR is required (samc segment --help)");
     if (!a->model && a->image)
@@ -318,6 +337,7 @@ static samc_predictor_params predictor_params(const seg_args *a)
     pp.max_hole_area = a->max_hole_area, pp.max_sprinkle_area = a->max_sprinkle_area;
     if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
         pp.progress = cmd_segment_progress;
+    pp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next layer */
     return pp;
 }
 
@@ -370,7 +390,7 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)
@@ -417,9 +437,12 @@ int cmd_segment(int argc, char **argv)
 {
     seg_args a;
     samc_error err = {0};
+    cli_catch_interrupts();
     samc_status st = parse_args(argc, argv, &a, &err);
     if (!st)
         st = run(&a, &err);
+    if (st == SAMC_ERR_ABORTED && cli_interrupted()) /* nothing was written: outputs commit at the end */
+        return cli_interrupt_exit("segment", "no output written");
     if (st) {
         fprintf(stderr, "samc segment: %s\n", err.msg);
         return cli_exit_code(st);

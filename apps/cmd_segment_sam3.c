@@ -26,20 +26,11 @@ static samc_status check_boxes(const seg_args *a, const samc_image *img, samc_er
         const float *b = a->boxes + 4 * i;
         char where[32];
         snprintf(where, sizeof where, "--box %d", i + 1);
-        samc_status st = cli_check_box(where, b, img->w, img->h, err);
+        samc_status st = cli_check_exemplar_box(where, b, img->w, img->h, err);
         if (st)
             return st;
-        if (!(b[2] > b[0]) || !(b[3] > b[1]))
-            return samc_fail(err, SAMC_ERR_ARG, "%s: box (%g,%g,%g,%g) has zero width or height", where, b[0], b[1],
-                             b[2], b[3]);
     }
     return SAMC_OK;
-}
-
-static void box_cxcywh(const float *b, int w, int h, float out[4])
-{
-    out[0] = (b[0] + b[2]) * 0.5f / (float)w, out[1] = (b[1] + b[3]) * 0.5f / (float)h;
-    out[2] = (b[2] - b[0]) / (float)w, out[3] = (b[3] - b[1]) / (float)h;
 }
 
 /* The prompt, as the official processor runs it: the text (one grounding),
@@ -49,7 +40,7 @@ static samc_status run_prompt(samc_sam3_processor *p, const seg_args *a, const s
     samc_status st = a->text ? samc_sam3_processor_set_text(p, a->text, err) : SAMC_OK;
     for (int i = 0; !st && i < a->n_boxes; i++) {
         float cb[4];
-        box_cxcywh(a->boxes + 4 * i, img->w, img->h, cb);
+        cli_box_cxcywh(a->boxes + 4 * i, img->w, img->h, cb);
         st = samc_sam3_processor_add_box(p, cb, a->box_positive[i], err);
     }
     return st;
@@ -205,6 +196,7 @@ static samc_status load(const seg_args *a, samc_model **m, samc_sam3_processor *
         pp.threshold = a->threshold;
     if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
         pp.progress = cmd_segment_progress;
+    pp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next ViT block or detector stage */
     if (!st)
         st = samc_sam3_processor_new(*m, &pp, p, err);
     for (int i = 0; !st && i < a->n_overrides; i++)
@@ -238,7 +230,7 @@ samc_status cmd_segment_sam3(const seg_args *a, const samc_image *img, samc_erro
     if (!st && !(lg = mask_logits(&res, err)))
         st = err->status;
     /* every output under a temporary name, all renamed at the end or none */
-    cli_outputs outs = {0};
+    cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
         st = write_images(a, img, &res, lg, &outs, err);
     if (!st) {

@@ -3,6 +3,7 @@
  * soon as that frame is done, so an interrupted run keeps what it finished. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_track.h"
 #include "core/base/error.h"
 #include "core/io/image_io.h"
 #include "core/io/video_frames.h"
@@ -27,10 +29,10 @@ typedef struct track_prompt { /* all points/box/mask of one (frame, object) */
 } track_prompt;
 
 typedef struct track_args {
-    const char *model, *config, *frames, *out, *impl;
+    const char *model, *config, *frames, *out, *impl, *out_video;
     track_prompt prompts[MAX_PROMPTS];
     int n_prompts, start, max_frames, threads;
-    bool reverse, allow_nonfinite;
+    bool reverse, allow_nonfinite, palette_png;
 } track_args;
 
 static track_prompt *prompt_for(track_args *a, int frame, int obj, samc_error *err)
@@ -80,37 +82,52 @@ static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
     return samc_fail(err, SAMC_ERR_ARG, "--prompt '%s': expected point=, box= or mask= after FRAME:OBJ:", s);
 }
 
+enum {
+    O_MODEL, O_CONFIG, O_FRAMES, O_OUT, O_PROMPT, O_START, O_MAX_FRAMES, O_REVERSE, O_IMPL, O_THREADS, O_NONFINITE,
+    O_OUT_VIDEO, O_PALETTE
+};
+static const cli_option track_options[] = {
+    [O_MODEL] = {"model", 'm', "CKPT"},   [O_CONFIG] = {"config", 'c', "NAME|FILE"},
+    [O_FRAMES] = {"frames", 'f', "DIR|VIDEO"}, [O_OUT] = {"out", 'o', "DIR"},
+    [O_PROMPT] = {"prompt", 'p', "FRAME:OBJ:point=X,Y[,L]|box=X0,Y0,X1,Y1|mask=PNG"},
+    [O_START] = {"start", 0, "N"},        [O_MAX_FRAMES] = {"max-frames", 0, "N"},
+    [O_REVERSE] = {"reverse", 0, NULL},   [O_IMPL] = {"impl", 0, "NAME"},
+    [O_THREADS] = {"threads", 't', "N"},  [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+    [O_OUT_VIDEO] = {"out-video", 0, "FILE"}, [O_PALETTE] = {"palette-png", 0, NULL},
+};
+
 static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *err)
 {
     memset(a, 0, sizeof *a);
     a->impl = NULL, a->start = -1, a->max_frames = -1; /* impl NULL: the library's default, fast */
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser cp;
+    cli_parser_init(&cp, "track", argc, argv, track_options, sizeof track_options / sizeof track_options[0]);
+    const char *v;
+    for (int o; (o = cli_next(&cp, &v, err)) != -1;) {
         samc_status st = SAMC_OK;
-        if (!strcmp(f, "--reverse")) {
-            a->reverse = true;
-            continue;
+        switch (o) {
+        case -2: return SAMC_ERR_ARG;
+        case O_REVERSE: a->reverse = true; break;
+        case O_NONFINITE: a->allow_nonfinite = true; break;
+        case O_MODEL: a->model = v; break;
+        case O_CONFIG: a->config = v; break;
+        case O_FRAMES: a->frames = v; break;
+        case O_OUT: a->out = v; break;
+        case O_IMPL: a->impl = v; break;
+        case O_PROMPT: st = parse_prompt(a, v, err); break;
+        case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+        case O_OUT_VIDEO: a->out_video = v; break;
+        case O_PALETTE: a->palette_png = true; break;
+        case O_START: st = cli_parse_int("--start", v, 0, 100000000, &a->start, err); break;
+        case O_MAX_FRAMES: st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err); break;
+        default: break;
         }
-        if (!strcmp(f, "--allow-nonfinite")) {
-            a->allow_nonfinite = true;
-            continue;
-        }
-        if (!v)
-            return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (or missing value)", f);
-        i++;
-        if (!strcmp(f, "--model")) a->model = v;
-        else if (!strcmp(f, "--config")) a->config = v;
-        else if (!strcmp(f, "--frames")) a->frames = v;
-        else if (!strcmp(f, "--out")) a->out = v;
-        else if (!strcmp(f, "--impl")) a->impl = v;
-        else if (!strcmp(f, "--prompt")) st = parse_prompt(a, v, err);
-        else if (!strcmp(f, "--threads")) st = cli_parse_int("--threads", v, 1, 1024, &a->threads, err);
-        else if (!strcmp(f, "--start")) st = cli_parse_int("--start", v, 0, 100000000, &a->start, err);
-        else if (!strcmp(f, "--max-frames")) st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err);
-        else return samc_fail(err, SAMC_ERR_ARG, "unknown option '%s'", f);
         if (st)
             return st;
     }
+    if (cp.first_positional < argc)
+        return samc_fail(err, SAMC_ERR_ARG, "unexpected argument '%s' (samc track takes options only)",
+                         argv[cp.first_positional]);
     if (!a->model || !a->frames || !a->out)
         return samc_fail(err, SAMC_ERR_ARG, "--model, --frames and --out are required (samc track --help)");
     if (!a->n_prompts)
@@ -129,6 +146,8 @@ static samc_status check_prompts(const track_args *a, const samc_frames *f, samc
         snprintf(where, sizeof where, "--prompt on frame %d object %d", p->frame, p->obj);
         if (p->frame >= n)
             return samc_fail(err, SAMC_ERR_ARG, "%s: frame %d is outside the video (frames 0..%d)", where, p->frame, n - 1);
+        if (a->palette_png && (p->obj < 1 || p->obj > TRACK_PALETTE_MAX_ID))
+            return samc_fail(err, SAMC_ERR_ARG, "%s: --palette-png holds object ids 1..%d", where, TRACK_PALETTE_MAX_ID);
         samc_status st = cli_check_points(where, p->pts, p->n, w, h, err);
         if (!st && p->has_box)
             st = cli_check_box(where, p->box, w, h, err);
@@ -156,7 +175,9 @@ typedef struct track_run {
     const track_args *a;
     const samc_tracker *t;
     samc_frames *frames;           /* for the overlays */
-    FILE *jsonl;                   /* track.jsonl: one line per finished frame */
+    track_video video;             /* --out-video */
+    int jsonl;                     /* track.jsonl (fd, -1: not open): one whole line per finished frame */
+    long long jsonl_len;           /* its length after the last whole line */
     cJSON *json_frames;            /* the same, for track.json at the end */
     int done, total;
     double t_last, t_start;
@@ -233,6 +254,11 @@ static samc_status write_frame(track_run *r, const samc_frame_masks *m, const ch
     snprintf(path, sizeof path, "%s/overlay/%s.png", r->a->out, stem);
     if (!st)
         st = cli_write_png_atomic(path, m->width, m->height, 3, over, r->err);
+    if (!st)
+        st = track_video_add(&r->video, over, r->err);
+    snprintf(path, sizeof path, "%s/palette", r->a->out);
+    if (!st && r->a->palette_png)
+        st = track_palette_png(path, stem, m, r->err);
     free(gray), free(over);
     return st;
 }
@@ -253,18 +279,23 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
     cJSON_AddNumberToObject(fo, "seconds", secs);
     char path[4200];
     snprintf(path, sizeof path, "%s/track.jsonl", r->a->out);
-    if (!st && !r->jsonl && !(r->jsonl = fopen(path, "w"))) /* opened with the first finished frame */
+    /* opened with the first finished frame; never through a planted link */
+    if (!st && r->jsonl < 0 &&
+        (r->jsonl = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0)
         st = samc_fail(r->err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     char *line = st ? NULL : cJSON_PrintUnformatted(fo);
-    /* One line per frame, flushed: an interrupted run keeps the lines of
-     * the frames whose files are in place. */
-    if (!st && (!line || fprintf(r->jsonl, "%s\n", line) < 0 || fflush(r->jsonl)))
-        st = samc_fail(r->err, SAMC_ERR_IO, "%s/track.jsonl: cannot write: %s", r->a->out, strerror(errno));
+    if (!st && !line)
+        st = samc_fail(r->err, SAMC_ERR_NOMEM, "out of memory");
+    /* One whole line per frame (a failed write is cut back): an interrupted
+     * run keeps the lines of the frames whose files are in place. */
+    if (!st)
+        st = cli_append_line(r->jsonl, path, line, &r->jsonl_len, r->err);
     cJSON_free(line);
     cJSON_AddItemToArray(r->json_frames, fo);
     r->done++;
-    char detail[320];
-    snprintf(detail, sizeof detail, "(%s) %.3f s", stem, secs);
+    char detail[320], shown[256];
+    cli_escape(stem, shown, sizeof shown);
+    snprintf(detail, sizeof detail, "(%s) %.3f s", shown, secs);
     if (!st)
         cli_progress("tracking", r->done, r->total, detail);
     return st;
@@ -303,6 +334,22 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
     cJSON_AddStringToObject(root, "samc_version", samc_version());
     cJSON_AddStringToObject(root, "model", a->model);
     cJSON_AddStringToObject(root, "frames", a->frames);
+    samc_video_info vi;
+    if (!samc_tracker_video_info(t, &vi, err)) {
+        cJSON *v = cJSON_AddObjectToObject(root, "video");
+        cJSON_AddStringToObject(v, "source", vi.source);
+        cJSON_AddNumberToObject(v, "frames", vi.frames);
+        cJSON_AddNumberToObject(v, "height", vi.height);
+        cJSON_AddNumberToObject(v, "width", vi.width);
+        if (vi.fps > 0)
+            cJSON_AddNumberToObject(v, "fps", vi.fps);
+        if (vi.codec[0])
+            cJSON_AddStringToObject(v, "codec", vi.codec);
+        if (vi.damage)
+            cJSON_AddStringToObject(v, "damage", vi.damage);
+    }
+    if (a->out_video)
+        cJSON_AddStringToObject(root, "out_video", a->out_video);
     cJSON_AddStringToObject(root, "impl", samc_tracker_impl(t));
     cJSON_AddNumberToObject(root, "threads", samc_tracker_threads(t));
     cJSON *ps = cJSON_AddArrayToObject(root, "prompts");
@@ -317,6 +364,7 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
             cJSON_AddStringToObject(o, "mask", p->mask);
     }
     cJSON_AddNumberToObject(root, "frames_tracked", r->done);
+    cJSON_AddBoolToObject(root, "interrupted", cli_interrupted() != 0); /* per_frame: the frames done */
     cJSON_AddNumberToObject(root, "seconds_total", cli_now() - r->t_start);
     cJSON_AddItemToObject(root, "per_frame", frames);
     char *text = cJSON_Print(root);
@@ -327,6 +375,22 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
                            : cli_write_file_atomic(path, text, strlen(text), err);
     cJSON_free(text);
     return st;
+}
+
+/* An earlier run's outputs in --out, removed before this run writes any:
+ * its summary and JSON lines would otherwise sit beside the new ones (an
+ * interrupted re-run left the old track.json next to the new track.jsonl),
+ * and its masks of frames or objects this run does not produce. */
+static void clear_previous_run(const char *out)
+{
+    static const char *const top[] = {"track.json", "track.jsonl", NULL}, *const masks[] = {"*_obj*.png", NULL},
+                             *const overlays[] = {"*.png", NULL};
+    char dir[4200];
+    cli_remove_stale(out, top, NULL, 0);
+    snprintf(dir, sizeof dir, "%s/masks", out);
+    cli_remove_stale(dir, masks, NULL, 0);
+    snprintf(dir, sizeof dir, "%s/overlay", out);
+    cli_remove_stale(dir, overlays, NULL, 0);
 }
 
 /* masks/, overlay/ and track.jsonl, before the model loads. */
@@ -340,9 +404,14 @@ static samc_status prepare_outputs(track_run *r, samc_error *err)
     snprintf(dir, sizeof dir, "%s/overlay", r->a->out);
     if (!st)
         st = cli_prepare_out_dir(dir, err);
+    snprintf(dir, sizeof dir, "%s/palette", r->a->out);
+    if (!st && r->a->palette_png)
+        st = cli_prepare_out_dir(dir, err);
     snprintf(dir, sizeof dir, "%s/track.jsonl", r->a->out);
     if (!st && access(dir, F_OK) == 0 && access(dir, W_OK))
         st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
+    if (!st)
+        clear_previous_run(r->a->out);
     return st;
 }
 
@@ -352,8 +421,25 @@ static samc_status load_tracker(const track_args *a, samc_model **mdl, samc_trac
     mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
     samc_tracker_params tp = samc_tracker_default_params();
     tp.impl = a->impl, tp.n_threads = a->threads;
+    tp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next frame (or layer) boundary */
     samc_status st = samc_model_load(a->model, &mp, mdl, err);
     return st ? st : samc_tracker_new(*mdl, &tp, t, err);
+}
+
+/* After the frames were tracked: a damaged video file is a failure (the
+ * frames before the damage are done and kept); frames the decoder repaired
+ * are a warning, as OpenCV returns them too. */
+static samc_status video_damage(const track_args *a, const samc_tracker *t, samc_error *err)
+{
+    samc_video_info vi;
+    samc_status st = samc_tracker_video_info(t, &vi, err);
+    if (!st && vi.first_concealed >= 0 && cli_verbosity >= 1)
+        fprintf(stderr, "samc track: warning: %s: the decoder concealed errors in frame %d (and maybe later ones): "
+                "the file is damaged\n", a->frames, vi.first_concealed);
+    if (!st && vi.damage)
+        st = samc_fail(err, SAMC_ERR_FORMAT, "%s: %s: only frames 0..%d were tracked (their outputs are written)",
+                       a->frames, vi.damage, vi.frames - 1);
+    return st;
 }
 
 /* The frames propagate visits: from --start (else the first prompted frame). */
@@ -376,21 +462,26 @@ int cmd_track(int argc, char **argv)
     samc_error err = {0};
     samc_model *mdl = NULL;
     samc_tracker *t = NULL;
-    track_run r = {.a = &a, .err = &err, .t_start = cli_now()};
+    track_run r = {.a = &a, .err = &err, .t_start = cli_now(), .jsonl = -1};
+    cli_catch_interrupts();
     samc_status st = parse_args(argc, argv, &a, &err);
-    if (!st)
-        st = samc_frames_open_dir(a.frames, &r.frames, &err); /* validates the directory before the model loads */
+    if (!st) /* a directory or a video file, checked before the model loads */
+        st = samc_frames_open_path(a.frames, &r.frames, &err);
     if (!st)
         st = check_prompts(&a, r.frames, &err);
-    if (!st)
+    if (!st && !samc_frames_video_file(r.frames)) /* a video file's frames are read as it is tracked */
         st = check_frames_decode(r.frames, &err);
     if (!st)
         st = prepare_outputs(&r, &err);
+    if (!st) /* a bad --out-video name fails before the model loads */
+        st = track_video_open(&r.video, a.out_video, samc_frames_height(r.frames), samc_frames_width(r.frames),
+                              samc_frames_video_file(r.frames) ? samc_video_file_fps(samc_frames_video_file(r.frames)) : 0,
+                              &err);
     if (!st)
         st = load_tracker(&a, &mdl, &t, &err);
     r.t = t;
     if (!st)
-        st = samc_tracker_open_frames_dir(t, a.frames, &err);
+        st = samc_tracker_open_video(t, a.frames, &err);
     if (!st)
         st = add_prompts(t, &a, &err);
     r.json_frames = cJSON_CreateArray();
@@ -400,23 +491,39 @@ int cmd_track(int argc, char **argv)
         st = samc_tracker_propagate(t, a.start, a.max_frames, a.reverse, on_frame, &r, &err);
         cli_progress_end();
     }
-    if (!st) {
-        st = write_summary(&r, t, r.json_frames, &err);
+    samc_error verr = {0}; /* the video keeps the frames done, also after a failure */
+    const samc_status vst = track_video_close(&r.video, &verr);
+    if (!st && vst)
+        st = vst, err = verr;
+    const bool interrupted = st == SAMC_ERR_ABORTED && cli_interrupted();
+    if (!st || (interrupted && t)) { /* interrupted: the summary of the frames done */
+        const samc_status ws = write_summary(&r, t, r.json_frames, &err);
+        st = ws ? ws : st;
         r.json_frames = NULL;
     }
-    if (r.jsonl)
-        fclose(r.jsonl);
+    if (!st)
+        st = video_damage(&a, t, &err);
+    if (r.jsonl >= 0)
+        close(r.jsonl);
     if (st && r.done == 0) { /* nothing finished: leave no empty directories behind */
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/masks", a.out);
         rmdir(dir);
         snprintf(dir, sizeof dir, "%s/overlay", a.out);
         rmdir(dir);
+        snprintf(dir, sizeof dir, "%s/palette", a.out);
+        rmdir(dir);
     }
     cJSON_Delete(r.json_frames);
     samc_frames_free(r.frames);
     samc_tracker_free(t);
     samc_model_free(mdl);
+    if (st == SAMC_ERR_ABORTED && interrupted) {
+        char kept[4400];
+        snprintf(kept, sizeof kept, "%d frame(s) done, their files and %s/track.json (\"interrupted\": true) kept",
+                 r.done, a.out);
+        return cli_interrupt_exit("track", kept);
+    }
     if (st) {
         fprintf(stderr, "samc track: %s\n", err.msg);
         return cli_exit_code(st);

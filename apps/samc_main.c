@@ -15,17 +15,17 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"segment", cmd_segment, "segment an image: SAM 2 point / box / mask prompts, SAM 3 text and exemplar boxes",
-     "samc segment [--model CKPT] [--config NAME|FILE.json] --image IMG --out DIR\n"
-     "             (--point X,Y[,LABEL] ... | --box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
+     "samc segment [-m|--model CKPT] [-c|--config NAME|FILE.json] -i|--image IMG -o|--out DIR\n"
+     "             (-p|--point X,Y[,LABEL] ... | -b|--box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
      "samc segment --model SAM3.pt [--vocab FILE] --image IMG --out DIR\n"
      "             (--text \"a dog\" | --box X0,Y0,X1,Y1[,neg] ...) [--threshold T] [options]     (SAM 3)\n"
-     "  --model CKPT            .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
+     "  -m, --model CKPT        .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
      "                          SAM 3 (detected); without --model: the bundled demo model and image\n"
-     "  --config NAME|FILE      preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
+     "  -c, --config NAME|FILE  preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
      "                          the released model (SAM 3)\n"
      "SAM 2 prompts:\n"
-     "  --point X,Y[,LABEL]     a point prompt (label 1 foreground, 0 background); repeatable\n"
-     "  --box X0,Y0,X1,Y1       one box prompt (inside the image)\n"
+     "  -p, --point X,Y[,LABEL] a point prompt (label 1 foreground, 0 background); repeatable\n"
+     "  -b, --box X0,Y0,X1,Y1   one box prompt (inside the image)\n"
      "  --mask-input FILE       low-res logits (float32, S/4 x S/4) or a PNG of that size\n"
      "  --multimask             three candidate masks (the official default for one point)\n"
      "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
@@ -37,12 +37,12 @@ static const cli_command commands[] = {
      "options:\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
      "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
-     "  --threads N             threads (default: OMP_NUM_THREADS or all cores)\n"
+     "  -t, --threads N         threads (default: OMP_NUM_THREADS or all cores)\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
-     "  --out DIR               SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
+     "  -o, --out DIR           SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
      "                          SAM 3: mask_K.png per instance, overlay.png, result.json\n"},
     {"amg", cmd_amg, "automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image",
-     "samc amg [--model CKPT [--config NAME|FILE.json] --image IMG] --out DIR [options]\n"
+     "samc amg [-m|--model CKPT [-c|--config NAME|FILE.json] -i|--image IMG] -o|--out DIR [options]\n"
      "  SAM2AutomaticMaskGenerator(model, ...).generate(image); without --model the bundled\n"
      "  demo model and image. Writes DIR/masks.json (the official records: segmentation,\n"
      "  area, bbox, predicted_iou, point_coords, stability_score, crop_box) and\n"
@@ -58,21 +58,44 @@ static const cli_command commands[] = {
      "                                      [coco_rle here; the official default binary_mask\n"
      "                                      writes PNGs and uncompressed counts]\n"
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
-     "  --impl ref|fast [fast]  --threads N  --allow-nonfinite  --quiet (no progress)\n"
+     "  --impl ref|fast [fast]  -t|--threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
-    {"track", cmd_track, "track objects through a video (a directory of numbered JPEG frames)",
-     "samc track --model CKPT [--config NAME|FILE.json] --frames DIR --out DIR --prompt SPEC ... [options]\n"
-     "  --prompt FRAME:OBJ:point=X,Y[,L]     a point on frame FRAME for object id OBJ (repeatable)\n"
+    {"track", cmd_track, "track objects through a video (a video file or a directory of numbered JPEG frames)",
+     "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR|VIDEO -o|--out DIR -p|--prompt SPEC ...\n"
+     "  -f, --frames DIR|VIDEO  numbered JPEG frames, or a video file (mp4, webm, mkv, mov, avi)\n"
+     "  -p, --prompt FRAME:OBJ:point=X,Y[,L] a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
      "  --prompt FRAME:OBJ:mask=PNG          a mask (nonzero = object)\n"
      "  --start N               first frame to propagate from (default: the first prompted)\n"
      "  --max-frames N          frames after the start (default: all)\n"
      "  --reverse               propagate backwards\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
-     "  --threads N             threads\n"
+     "  -t, --threads N         threads\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
-     "  --out DIR               masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
-     "                          (one line per frame, written as each frame is done), track.json\n"},
+     "  -o, --out DIR           masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
+     "                          (one line per frame, written as each frame is done), track.json;\n"
+     "                          Ctrl-C stops at the next frame, keeps the frames done and writes\n"
+     "                          track.json with \"interrupted\": true (exit 130)\n"
+     "  --out-video FILE        the overlay as a video (.mp4, .mkv, .webm, ...), frames in tracking order\n"
+     "  --palette-png           also palette/<FRAME>.png: each pixel the id of its object (ids 1..255),\n"
+     "                          DAVIS-style, as the official tools/vos_inference.py writes\n"},
+    {"serve", cmd_serve, "an HTTP server: a JSON API and a web page for click-to-segment, concepts and video",
+     "samc serve [-m|--model CKPT [-c|--config NAME|FILE.json]] [-m|--model SAM3.pt --vocab FILE] [options]\n"
+     "  Loads the models (one SAM 2 and/or one SAM 3; without --model the bundled demo model),\n"
+     "  then serves the page at http://HOST:PORT/ and the API under /v1 (docs/serve.md).\n"
+     "  --host ADDR             address to listen on (default 127.0.0.1: this machine only)\n"
+     "  -p, --port N            port (default 8080; 0: any free port)   --port-file FILE: write it\n"
+     "  -w, --workers N         model workers, each with its own predictors (default 1)\n"
+     "  -t, --threads N         threads per worker (default: cores / workers)\n"
+     "  --impl fast|ref|bf16    implementation (default fast)\n"
+     "  --cache-mb N            memory for uploaded images and their embeddings (default 2048)\n"
+     "  --max-upload-mb N       largest image upload (default 64)   --max-image-mp N: pixels (50)\n"
+     "  --max-video-mb N        largest video upload (default 512)  --max-video-frames N (3000)\n"
+     "  --max-videos N          open video sessions (default 4)     --video-ttl S: idle close (1800)\n"
+     "  --max-connections N     (default 64)   --queue N: requests waiting for a worker (64)\n"
+     "  --timeout S             idle connection and queue wait (default 60)\n"
+     "  --allow-nonfinite       load weights that hold NaN/Inf\n"},
+#ifdef SAMC_WITH_PARITY /* the parity harness is built in (CMake SAMC_BUILD_PARITY) */
     {"parity", cmd_parity, "compare samc with a PyTorch parity dump, layer by layer",
      "samc parity DUMP.h5 [options]\n"
      "  --impl ref|fast|bf16    implementation (default: the registry's default, fast)\n"
@@ -80,17 +103,21 @@ static const cli_command commands[] = {
      "  --isolated              each layer alone on the recorded inputs\n"
      "  --strict                no re-synchronised decisions\n"
      "  --tol X                 tolerance (default: the implementation's)\n"
-     "  --json FILE             the report as JSON\n"},
+     "  -j, --json FILE         the report as JSON\n"},
+#endif
     {"info", cmd_info, "show the model family, detected config, key check, implementation and threads",
      "samc info [CKPT] [options]     (SAM 2 or SAM 3: .pt, .safetensors, a parity dump)\n"
-     "  --config NAME|FILE      config instead of the detected one\n"
+     "  without CKPT: the system (the kernels' instruction-set level, bf16 kernel, threads)\n"
+     "  and the implementations\n"
+     "  -c, --config NAME|FILE  config instead of the detected one\n"
      "  --allow-nonfinite       do not fail on NaN/Inf weights\n"
-     "  --impls                 the implementations (CKPT optional)\n"
+     "  --impls                 the implementations, the plugins' too (CKPT optional)\n"
      "  --layers                the layer instances (names --impl-override takes)\n"
+     "  --impl NAME             with --layers: which implementation serves each layer\n"
      "  --keys                  the state_dict keys the config implies (SAM 2)\n"},
     {"bench", cmd_bench, "time the image encoder, prompt -> masks and end to end",
-     "samc bench [--config NAME|FILE] [--model CKPT] [--impl ref|fast|both] [--runs N]\n"
-     "           [--warmup N] [--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
+     "samc bench [-c|--config NAME|FILE] [-m|--model CKPT] [--impl ref|fast|bf16|all] [-n|--runs N]\n"
+     "           [--warmup N] [-t|--threads N] [--size 1024] [--image WxH] [--peak GFLOPS]\n"
      "           [--prompts N] [--layers] [--sgemm]   (random seeded weights without --model)\n"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
@@ -100,8 +127,11 @@ static void usage(FILE *f)
     fprintf(f, "usage: samc [--version] [-v|--verbose] [-q|--quiet] <command> [options]\n\ncommands:\n");
     for (int i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n`samc <command> --help` shows a command's options.\n"
-               "exit codes: 0 success, 1 runtime failure (files, model, output), 2 usage error\n");
+    fprintf(f, "\n`samc <command> --help` shows a command's options: --name VALUE or --name=VALUE,\n"
+               "-x VALUE for the short ones.\n"
+               "exit codes: 0 success, 1 runtime failure (files, model, output), 2 usage error,\n"
+               "130 interrupted (Ctrl-C; SIGTERM 143): segment, amg and track stop at the next layer or\n"
+               "frame and keep only complete outputs\n");
 }
 
 void cli_usage(const char *cmd, void *file)
@@ -132,6 +162,7 @@ static int take_verbosity(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_install_signal_cleanup(); /* an interrupted run leaves no temporaries */
     argc = take_verbosity(argc, argv);
     if (argc < 2) {
         usage(stderr);
@@ -142,7 +173,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("samc %s (default implementation %s)\n", samc_version(), samc_default_impl());
+        printf("samc %s (default implementation %s)\n%s\n", samc_version(), samc_default_impl(), samc_system_info());
         return CLI_EXIT_OK;
     }
     for (int i = 0; i < N_COMMANDS; i++) {
@@ -155,6 +186,12 @@ int main(int argc, char **argv)
             }
         return commands[i].run(argc - 1, argv + 1);
     }
+#ifndef SAMC_WITH_PARITY
+    if (!strcmp(argv[1], "parity")) {
+        fprintf(stderr, "samc: this samc was built without the parity harness (CMake -DSAMC_BUILD_PARITY=OFF)\n");
+        return CLI_EXIT_USAGE;
+    }
+#endif
     fprintf(stderr, "samc: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;

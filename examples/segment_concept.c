@@ -5,8 +5,9 @@
  *
  *   segment_concept MODEL VOCAB IMAGE TEXT [THRESHOLD] [OUT.png] [CONFIG]
  *
- * MODEL: sam3.pt, .safetensors or a SAM 3 parity dump (.h5); VOCAB: the
- * official bpe_simple_vocab_16e6.txt.gz ("-": the dump's own); CONFIG: a
+ * MODEL: sam3.pt or .safetensors (a SAM 3 parity dump .h5 where the
+ * program links samc's parity harness); VOCAB: the official
+ * bpe_simple_vocab_16e6.txt.gz ("-": a dump's own); CONFIG: a
  * SAM 3 config .json (default: the released model's).
  * Build: cc segment_concept.c $(pkg-config --cflags --libs samc)
  */

@@ -3,7 +3,7 @@
  *
  *   segment_image MODEL IMAGE X Y [OUT.png] [CONFIG]
  *
- * MODEL: an official checkpoint (.pt / .safetensors) or a parity dump (.h5);
+ * MODEL: an official checkpoint (.pt / .safetensors);
  * CONFIG: a preset name or .json (default: detected from the weights).
  * Build: cc segment_image.c $(pkg-config --cflags --libs samc)
  */

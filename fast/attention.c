@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "fast.h"
-#include "simd.h"
+#include "isa.h"
 
 #ifndef FA_MQ
 #define FA_MQ 48
@@ -69,90 +69,10 @@ static size_t task_scratch(int d, int Lk)
     return (size_t)FA_MQ * (2 * (size_t)d + (size_t)fast_ld(nk) + 2) + 64;
 }
 
-/* One row of a key block: s (n scores) -> probabilities exp(t - m_new) in
- * place, where t = scale s (+ bias + kbias); updates m, l; returns the
- * factor O must be multiplied by (1 when it need not be). */
-static float online_row(float *s, int n, float scale, const float *b1, const float *b2, float *m, float *l)
-{
-    int i;
-    float mx;
-    const int plain = !b1 && !b2 && scale > 0.0f;
-    if (plain) { /* t = scale s: max of s, scaled (scale > 0) */
-        vf vm = vset1(-INFINITY);
-        for (i = 0; i + VL <= n; i += VL)
-            vm = vmax(vm, vload(s + i));
-        mx = vhmax(vm);
-        for (; i < n; i++)
-            mx = s[i] > mx ? s[i] : mx;
-        mx *= scale;
-    } else {
-        const vf vs = vset1(scale);
-        vf vm = vset1(-INFINITY);
-        for (i = 0; i + VL <= n; i += VL) {
-            vf t = vmul(vload(s + i), vs);
-            if (b1)
-                t = vadd(t, vload(b1 + i));
-            if (b2)
-                t = vadd(t, vload(b2 + i));
-            vstore(s + i, t);
-            vm = vmax(vm, t);
-        }
-        mx = vhmax(vm);
-        for (; i < n; i++) {
-            float t = s[i] * scale;
-            if (b1)
-                t += b1[i];
-            if (b2)
-                t += b2[i];
-            s[i] = t;
-            mx = t > mx ? t : mx;
-        }
-    }
-    const float mnew = mx > *m ? mx : *m;
-    if (mnew == -INFINITY) { /* every key so far masked */
-        memset(s, 0, (size_t)n * sizeof *s);
-        return 1.0f;
-    }
-    const float corr = *m == -INFINITY ? 0.0f : expf(*m - mnew);
-    vf sum = vset1(0.0f);
-    const vf nm = vset1(-mnew);
-    if (plain) {
-        const vf vs = vset1(scale);
-        for (i = 0; i + VL <= n; i += VL) {
-            const vf e = vexp(vfma(vload(s + i), vs, nm));
-            vstore(s + i, e);
-            sum = vadd(sum, e);
-        }
-    } else {
-        for (i = 0; i + VL <= n; i += VL) {
-            const vf e = vexp(vadd(vload(s + i), nm));
-            vstore(s + i, e);
-            sum = vadd(sum, e);
-        }
-    }
-    float sm = vhsum(sum);
-    for (; i < n; i++) {
-        s[i] = expf(plain ? fmaf(s[i], scale, -mnew) : s[i] - mnew);
-        sm += s[i];
-    }
-    *l = *l * corr + sm;
-    *m = mnew;
-    return corr;
-}
-
-static void scale_row(float *x, int n, float f)
-{
-    int i = 0;
-    const vf vfac = vset1(f);
-    for (; i + VL <= n; i += VL)
-        vstore(x + i, vmul(vload(x + i), vfac));
-    for (; i < n; i++)
-        x[i] *= f;
-}
-
 /* Query rows [r0, r0 + nr) (nr <= FA_MQ) of head h against every key. */
 static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *bias, const float *kv, float *ws)
 {
+    const fast_isa *isa = samc__fast_isa();
     const int d = a->d, dv = fast_attn_dv(a), Lk = a->Lk, nkb = nkblocks(Lk);
     const int64_t lds = fast_ld(Lk < FA_NK ? Lk : FA_NK);
     float *Q = ws, *S = Q + (size_t)FA_MQ * d, *O = S + (size_t)FA_MQ * lds;
@@ -195,9 +115,9 @@ static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *b
         for (int i = 0; i < nr; i++) {
             const float *b1 = bias ? bias + (int64_t)(r0 + i) * a->ldbias + j0 : NULL;
             const float *b2 = a->kbias ? a->kbias + j0 : NULL;
-            const float corr = online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
+            const float corr = isa->online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
             if (jb > 0 && corr != 1.0f)
-                scale_row(O + (size_t)i * dv, dv, corr);
+                isa->scale(O + (size_t)i * dv, O + (size_t)i * dv, dv, corr);
         }
         samc__fast_sgemm_packed_ex(nr, dv, nk, S, lds, 1, Vp, 0, npd, O, dv, jb > 0, NULL, 0);
     }
@@ -206,13 +126,7 @@ static void flash_task(const fast_attn *a, int h, int r0, int nr, const float *b
         if (!o)
             continue;
         o += (int64_t)h * dv;
-        const float inv = l[i] > 0.0f ? 1.0f / l[i] : 0.0f;
-        int c = 0;
-        const vf vinv = vset1(inv);
-        for (; c + VL <= dv; c += VL)
-            vstore(o + c, vmul(vload(O + (size_t)i * dv + c), vinv));
-        for (; c < dv; c++)
-            o[c] = O[(size_t)i * dv + c] * inv;
+        isa->scale(o, O + (size_t)i * dv, dv, l[i] > 0.0f ? 1.0f / l[i] : 0.0f);
     }
 }
 
@@ -309,6 +223,7 @@ static size_t task_scratch_bf16(int d, int Lk)
 
 static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const float *bias, const float *kv, float *ws)
 {
+    const fast_isa *isa = samc__fast_isa();
     const int d = a->d, dv = fast_attn_dv(a), Lk = a->Lk, nkb = nkblocks(Lk);
     const int64_t lds = fast_ld(Lk < FA_NK ? Lk : FA_NK);
     /* bf16 rows FAST_BF16_LDA apart: Q (FA_MQ rows), then P (FA_MQ rows) */
@@ -331,9 +246,9 @@ static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const flo
         for (int i = 0; i < nr; i++) {
             const float *b1 = bias ? bias + (int64_t)(r0 + i) * a->ldbias + j0 : NULL;
             const float *b2 = a->kbias ? a->kbias + j0 : NULL;
-            const float corr = online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
+            const float corr = isa->online_row(S + i * lds, nk, a->scale, b1, b2, m + i, l + i);
             if (jb > 0 && corr != 1.0f)
-                scale_row(O + (size_t)i * dv, dv, corr);
+                isa->scale(O + (size_t)i * dv, O + (size_t)i * dv, dv, corr);
         }
         /* P to bf16, fp32 sums of its products with V */
         for (int i = 0; i < nr; i++) {
@@ -348,9 +263,7 @@ static void flash_task_bf16(const fast_attn *a, int h, int r0, int nr, const flo
         if (!o)
             continue;
         o += (int64_t)h * dv;
-        const float inv = l[i] > 0.0f ? 1.0f / l[i] : 0.0f;
-        for (int c = 0; c < dv; c++)
-            o[c] = O[(size_t)i * dv + c] * inv;
+        isa->scale(o, O + (size_t)i * dv, dv, l[i] > 0.0f ? 1.0f / l[i] : 0.0f);
     }
 }
 

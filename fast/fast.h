@@ -1,11 +1,9 @@
 /* fast.h - internals shared by the fast/ layer bodies.
  *
- * Threading model (docs/fast.md): OpenMP in fast/ only. Every GEMM is called
- * from inside our own parallel regions on a panel of rows, so OpenBLAS always
- * runs single-threaded: the OpenMP build of OpenBLAS does that by itself
- * inside a parallel region, the pthreads build is told so once
- * (openblas_set_num_threads(1)). No two thread pools ever compete for the
- * two cores.
+ * Threading model (docs/fast.md): OpenMP in fast/ only; the GEMM, attention
+ * and element-wise kernels are samc's own (fast/isa/, one copy per
+ * instruction-set level, chosen at run time: isa.h), called on a panel of
+ * rows from inside our own parallel regions. No second thread pool.
  *
  * Memory: each model's samc_ctx owns one workspace (ctx->scratch). A layer
  * asks for all its temporaries at once (samc__fast_ws_get); the arena grows to
@@ -19,12 +17,13 @@
 #include <stdint.h>
 
 #include "core/nn/records.h"
+#include "core/nn/resize_bilinear.h"
 #include "core/runtime/impl.h"
 
 /* ---- threads ------------------------------------------------------------ */
 
 /* Thread count for this call: ctx->num_threads, or OpenMP's default when
- * that is 0. Also makes sure OpenBLAS is single-threaded. */
+ * that is 0. */
 int samc__fast_threads(const samc_ctx *ctx);
 /* Threads for an element-wise or layout pass over n floats: the call's
  * count, but no more than one per 64K floats (waking a thread costs more
@@ -182,7 +181,13 @@ samc_status samc__fast_prepare_bf16(const samc_param_list *params, int slot, voi
 void samc__fast_prepare_release(void *arena);
 
 /* bf16 (gemm_bf16.c). Which kernel the CPU runs (CPUID, once). */
-enum { FAST_KERN_FALLBACK = 0, FAST_KERN_AVX512BF16 = 1, FAST_KERN_AMX = 2, FAST_KERN_AMX_EMU = 3 /* tests */ };
+enum {
+    FAST_KERN_FALLBACK = 0,
+    FAST_KERN_AVX512BF16 = 1,
+    FAST_KERN_AMX = 2,
+    FAST_KERN_AMX_EMU = 3, /* tests */
+    FAST_KERN_NEON_BF16 = 4 /* aarch64 BFDOT */
+};
 /* The best one this CPU has (cpu_features.c); the environment variable
  * SAMC_BF16_KERNEL=fallback|avx512 caps it (A/B runs). */
 int samc__fast_bf16_kernel(void);
@@ -248,6 +253,18 @@ void samc__fast_add_bias_rows(float *y, int64_t ldy, int64_t rows, const float *
 void samc__fast_softmax_scaled(float *x, int n, float scale);
 /* Transpose a (rows, cols) block: dst[c * ldd + r] = src[r * lds + c]. */
 void samc__fast_transpose(const float *src, int64_t lds, int rows, int cols, float *dst, int64_t ldd);
+/* out[t, p] = sum_c hyper[t, c] up[c, p] for t < M and n pixels (rows of up
+ * and out ld apart): the hypernetwork product. */
+void samc__fast_mask_product(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out);
+/* y = a h0 + c h1 in the float steps fmaf(a, h0, c * h1) (bilinear rows). */
+void samc__fast_lerp_rows(const float *a, const float *c, float h0, float h1, int n, float *y);
+/* x = (x - mean) / std, in place. */
+void samc__fast_standardize(float *x, int n, float mean, float std);
+/* o[k] = the maximum of rows[0..nrows)[k] for k < n, a NaN winning (PyTorch's
+ * max pooling). */
+void samc__fast_max_rows(float *o, const float *const *rows, int nrows, int n);
+/* Bilinear along x: y[j] = fmaf(x[t[j].i0], t[j].l0, x[t[j].i1] * t[j].l1), j < W. */
+void samc__fast_lerp_taps(const float *x, const samc_lin_tap *t, int W, float *y);
 
 /* ---- attention (attention.c) -------------------------------------------- */
 

@@ -1,45 +1,18 @@
-/* gemm.c - linear layers as OpenBLAS sgemm on row panels, and the thread
- * policy of fast/ (fast.h explains why OpenBLAS runs single-threaded). */
-#include <cblas.h>
+/* gemm.c - linear layers as GEMMs on row panels and column panels (weights
+ * packed once at load, or per call), the thread grid, and the thread
+ * policy of fast/ (fast.h). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/runtime/threads.h"
 #include "fast.h"
-#include "simd.h"
-
-/* OpenBLAS's threading: 0 sequential, 1 pthreads, 2 OpenMP. */
-extern int openblas_get_parallel(void);
-
-static void blas_single_threaded_once(void)
-{
-    static int done;
-    int d;
-#pragma omp atomic read
-    d = done;
-    if (d)
-        return;
-#pragma omp critical(samc_fast_blas_init)
-    {
-        if (!done) {
-            /* The pthreads build would otherwise start its own pool next to
-             * ours. The OpenMP build runs one thread inside a parallel region
-             * by itself, and its openblas_set_num_threads would also change
-             * omp_set_num_threads for the whole process: leave it alone. */
-            if (openblas_get_parallel() == 1)
-                openblas_set_num_threads(1);
-#pragma omp atomic write
-            done = 1;
-        }
-    }
-}
+#include "isa.h"
 
 int samc__fast_threads(const samc_ctx *ctx)
 {
-    blas_single_threaded_once();
-    const int n = ctx && ctx->num_threads > 0 ? ctx->num_threads : omp_get_max_threads();
-    return n > 0 ? n : 1;
+    return samc__threads_resolve(ctx ? ctx->num_threads : 0);
 }
 
 int samc__fast_threads_for(const samc_ctx *ctx, int64_t n)
@@ -183,16 +156,10 @@ void samc__fast_gemm(int nt, int64_t M, const float *A, int64_t lda, const fast_
 static void linear_rows_dot(const float *x, int64_t ldx, int64_t rows, const samc_linear *l, float *y, int64_t ldy,
                             int accumulate)
 {
+    const fast_isa *isa = samc__fast_isa();
     for (int64_t r = 0; r < rows; r++)
         for (int o = 0; o < l->out; o++) {
-            const float *w = l->w + (int64_t)o * l->in, *xr = x + r * ldx;
-            vf va = vset1(0.0f);
-            int i = 0;
-            for (; i + VL <= l->in; i += VL)
-                va = vfma(vload(xr + i), vload(w + i), va);
-            float acc = vhsum(va);
-            for (; i < l->in; i++)
-                acc += xr[i] * w[i];
+            const float acc = isa->dot(x + r * ldx, l->w + (int64_t)o * l->in, l->in);
             const float v = acc + (l->b ? l->b[o] : 0.0f);
             y[r * ldy + o] = accumulate ? y[r * ldy + o] + v : v;
         }

@@ -10,6 +10,9 @@
  *     accumulator tiles (amx_kernel.h). NOT TESTED ON HARDWARE: no machine of
  *     this project has AMX; the same source is unit-tested through a C model
  *     of the tile instructions (FAST_KERN_AMX_EMU);
+ *   - aarch64 with the BF16 extension (Armv8.6-A, Neoverse V1/N2, Graviton
+ *     3+, Apple M2+): a 6 x 16 tile of BFDOT (vbfdotq_f32: the same k-pair
+ *     dot product per 32-bit lane as vdpbf16ps), chosen by HWCAP2_BF16;
  *   - a portable fallback: the bf16 values widened back to fp32 and run
  *     through the fp32 GEMM (same rounding of the inputs, other summation
  *     order).
@@ -36,6 +39,11 @@
 #define BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 #endif
 
+#if defined(__aarch64__) && defined(__GNUC__) && (__GNUC__ >= 10 || defined(__clang__))
+#define SAMC_BF16_NEON 1
+#include <arm_neon.h>
+#endif
+
 static int kern_step(int kern) { return kern == FAST_KERN_AMX || kern == FAST_KERN_AMX_EMU ? 32 : 2; }
 
 /* K block of the packed layout (equal blocks, multiples of the step). */
@@ -50,7 +58,7 @@ static int bf16_kc(int Kp, int kern)
 }
 
 static int forced_kern = -1; /* tests: samc__fast_bf16_force_kernel */
-static int forced_kern_get(void) { return forced_kern; }
+static inline int forced_kern_get(void) { return forced_kern; }
 
 /* ---- conversion ------------------------------------------------------------ */
 
@@ -171,6 +179,31 @@ static void convert_a(const float *A, int64_t lda, int mr, int rows_pad, int k0,
 #define BLDA FAST_BF16_LDA
 static int64_t ld_bf16(int kc) { return kc <= BLDA - 32 ? BLDA : (kc * 2) % 512 == 0 ? kc + 32 : kc; }
 
+/* K block [k0, k0 + kcb) of a packed weight, where the products of its
+ * tiles start from (R, or 0, for the first block; C, what the blocks before
+ * summed, for the others), and whether the activation follows it. */
+typedef struct kblock {
+    int kcb, last;
+    const float *init; /* rows ldi apart, or NULL: 0 */
+    int64_t ldi;
+    const uint16_t *B; /* the block's panels */
+} kblock;
+
+static kblock kblock_at(const fast_wpack *W, int k0, int kc, const float *R, int64_t ldr, const float *C, int64_t ldc)
+{
+    const int Kp = W->Kp, kcb = Kp - k0 < kc ? Kp - k0 : kc;
+    const int64_t npad = (int64_t)((W->N + BNR - 1) / BNR) * BNR;
+    return (kblock){kcb, k0 + kcb >= Kp, k0 == 0 ? R : C, k0 == 0 ? ldr : ldc,
+                    (const uint16_t *)W->data + (int64_t)k0 * npad};
+}
+
+/* What a micro-kernel starts its tile from: a bias row and/or an initial value. */
+typedef struct bepi {
+    const float *bias;
+    const float *res; /* initial value (rows ldr apart) or NULL: 0 */
+    int64_t ldr;
+} bepi;
+
 /* ---- fallback: widen and use the fp32 GEMM ------------------------------------ */
 
 static void part_fallback(int64_t M, const float *A, int64_t lda, const fast_wpack *W, const float *bias,
@@ -214,12 +247,6 @@ static void part_fallback(int64_t M, const float *A, int64_t lda, const fast_wpa
 #ifdef SAMC_BF16_X86
 
 /* ---- AVX512_BF16: 12 x 32 vdpbf16ps micro-kernel ------------------------------ */
-
-typedef struct bepi {
-    const float *bias;
-    const float *res; /* initial value (rows ldr apart) or NULL: 0 */
-    int64_t ldr;
-} bepi;
 
 static inline __attribute__((always_inline)) BF16_TARGET void
 ukb(const int mr, const int nw, int kp, const uint16_t *Ab, const uint16_t *Bp, float *C, int64_t ldc, int nv,
@@ -296,37 +323,34 @@ BF16_TARGET static void ukb_any(int mr, int nw, int kp, const uint16_t *Ab, cons
 static void part_avx512(int64_t M, const float *A, int64_t lda, const fast_wpack *W, const float *bias,
                         const float *R, int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb)
 {
-    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern), np = (N + BNR - 1) / BNR;
-    const int64_t npad = (int64_t)np * BNR, ldab = ld_bf16(kc);
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
     uint16_t *Ab = (uint16_t *)samc__fast_pack_buffer(3, (size_t)(BMR * ldab + 1) / 2 + 16);
     if (!Ab)
         return;
     const int act = flags_act(flags);
     for (int k0 = 0; k0 < Kp; k0 += kc) {
-        const int kcb = Kp - k0 < kc ? Kp - k0 : kc, last = k0 + kcb >= Kp;
-        const float *rk = k0 == 0 ? R : C; /* the first K block starts from R (or 0), the others from C */
-        const int64_t ldk = k0 == 0 ? ldr : ldc;
-        const uint16_t *Bb = (const uint16_t *)W->data + (int64_t)k0 * npad;
-        int ncp = (int)(NC_BYTES / ((size_t)kcb * BNR * sizeof(uint16_t)));
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
+        int ncp = (int)(NC_BYTES / ((size_t)kb.kcb * BNR * sizeof(uint16_t)));
         ncp = ncp < 1 ? 1 : ncp;
         for (int p0 = pa; p0 < pb; p0 += ncp) {
             const int p1 = p0 + ncp < pb ? p0 + ncp : pb;
             for (int64_t m0 = 0; m0 < M; m0 += BMR) {
                 const int mr = (int)(M - m0 < BMR ? M - m0 : BMR);
-                convert_a(A + m0 * lda, lda, mr, mr, k0, kcb, W->K, Ab, ldab, 1);
+                convert_a(A + m0 * lda, lda, mr, mr, k0, kb.kcb, W->K, Ab, ldab, 1);
                 if (m0 + 2 * BMR <= M) /* the next block's rows, while this one computes */
                     for (int i = 0; i < BMR; i++)
-                        for (int k = 0; k < kcb && k0 + k < W->K; k += 16)
+                        for (int k = 0; k < kb.kcb && k0 + k < W->K; k += 16)
                             _mm_prefetch((const char *)(A + (m0 + BMR + i) * lda + k0 + k), _MM_HINT_T0);
                 for (int p = p0; p < p1; p++) {
                     const int n0 = p * BNR, nv = N - n0 < BNR ? N - n0 : BNR;
-                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, rk ? rk + m0 * ldk + n0 : NULL, ldk};
+                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, kb.init ? kb.init + m0 * kb.ldi + n0 : NULL, kb.ldi};
                     float *Ct = C + m0 * ldc + n0;
                     const float *pfc = p + 1 < p1 ? Ct + BNR : m0 + 2 * BMR <= M ? C + (m0 + BMR) * ldc + p0 * BNR : NULL;
-                    ukb_any(mr, nv > 16 ? 2 : 1, kcb / 2, Ab, Bb + (int64_t)p * kcb * BNR, Ct, ldc, nv, &ep,
+                    ukb_any(mr, nv > 16 ? 2 : 1, kb.kcb / 2, Ab, kb.B + (int64_t)p * kb.kcb * BNR, Ct, ldc, nv, &ep,
                             mr == BMR ? pfc : NULL);
                 }
-                if (last && act) {
+                if (kb.last && act) {
                     const int c0 = p0 * BNR, c1 = p1 * BNR < N ? p1 * BNR : N;
                     act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
                 }
@@ -418,8 +442,8 @@ static void part_amx(int64_t M, const float *A, int64_t lda, const fast_wpack *W
                      int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb, int hw)
 {
     enum { AMR = 32 };
-    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern), np = (N + BNR - 1) / BNR;
-    const int64_t npad = (int64_t)np * BNR, ldab = ld_bf16(kc);
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
     float *ctmp = samc__fast_pack_buffer(3, (size_t)(AMR * ldab + 1) / 2 + 16 + AMR * 32);
     if (!ctmp)
         return;
@@ -432,40 +456,37 @@ static void part_amx(int64_t M, const float *A, int64_t lda, const fast_wpack *W
     (void)hw;
 #endif
     for (int k0 = 0; k0 < Kp; k0 += kc) {
-        const int kcb = Kp - k0 < kc ? Kp - k0 : kc, last = k0 + kcb >= Kp;
-        const float *rk = k0 == 0 ? R : C; /* initial value: R (or 0), then C */
-        const int64_t ldk = k0 == 0 ? ldr : ldc;
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
         const float *bk = k0 == 0 ? bias : NULL;
-        const uint16_t *Bb = (const uint16_t *)W->data + (int64_t)k0 * npad;
-        int ncp = (int)(NC_BYTES / ((size_t)kcb * BNR * sizeof(uint16_t)));
+        int ncp = (int)(NC_BYTES / ((size_t)kb.kcb * BNR * sizeof(uint16_t)));
         ncp = ncp < 1 ? 1 : ncp;
         for (int p0 = pa; p0 < pb; p0 += ncp) {
             const int p1 = p0 + ncp < pb ? p0 + ncp : pb;
             for (int64_t m0 = 0; m0 < M; m0 += AMR) {
                 const int mr = (int)(M - m0 < AMR ? M - m0 : AMR);
 #ifdef SAMC_BF16_X86
-                convert_a(A + m0 * lda, lda, mr, AMR, k0, kcb, W->K, Ab, ldab, hw);
+                convert_a(A + m0 * lda, lda, mr, AMR, k0, kb.kcb, W->K, Ab, ldab, hw);
 #else
-                convert_a(A + m0 * lda, lda, mr, AMR, k0, kcb, W->K, Ab, ldab, 0);
+                convert_a(A + m0 * lda, lda, mr, AMR, k0, kb.kcb, W->K, Ab, ldab, 0);
 #endif
                 for (int p = p0; p < p1; p++) {
                     const int n0 = p * BNR, nv = N - n0 < BNR ? N - n0 : BNR;
-                    const uint16_t *Bp = Bb + (int64_t)p * kcb * BNR;
+                    const uint16_t *Bp = kb.B + (int64_t)p * kb.kcb * BNR;
 #ifdef SAMC_BF16_X86
                     if (hw) {
                         __asm__ volatile("" ::: "memory"); /* the tile loads read Ab: no store may sink past */
-                        amx_tile_32x32_hw(kcb, Ab, ldab, Bp, ctmp);
+                        amx_tile_32x32_hw(kb.kcb, Ab, ldab, Bp, ctmp);
                     } else
 #endif
-                        amx_tile_32x32_emu(kcb, Ab, ldab, Bp, ctmp);
+                        amx_tile_32x32_emu(kb.kcb, Ab, ldab, Bp, ctmp);
                     for (int i = 0; i < mr; i++) {
                         float *c = C + (m0 + i) * ldc + n0;
-                        const float *r = rk ? rk + (m0 + i) * ldk + n0 : NULL;
+                        const float *r = kb.init ? kb.init + (m0 + i) * kb.ldi + n0 : NULL;
                         for (int j = 0; j < nv; j++)
                             c[j] = (r ? r[j] : 0.0f) + (bk ? bk[n0 + j] : 0.0f) + ctmp[i * 32 + j];
                     }
                 }
-                if (last && act) {
+                if (kb.last && act) {
                     const int c0 = p0 * BNR, c1 = p1 * BNR < N ? p1 * BNR : N;
                     act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
                 }
@@ -589,10 +610,11 @@ size_t samc__fast_bf16_pack_rows_size(int N, int K) { return (size_t)((N + BNR -
 void samc__fast_bf16_gemm_pre(int M, int N, int K, const uint16_t *A, const uint16_t *Bp, float *C, int64_t ldc,
                         int accumulate)
 {
-    const int np = (N + BNR - 1) / BNR, Kp = (K + 1) & ~1;
+    const int Kp = (K + 1) & ~1;
     if (M <= 0 || N <= 0)
         return;
 #ifdef SAMC_BF16_X86
+    const int np = (N + BNR - 1) / BNR;
     if (samc__fast_cpu_has_kernel(FAST_KERN_AVX512BF16) && forced_kern_get() != FAST_KERN_FALLBACK && Kp <= BLDA - 32) {
         for (int m0 = 0; m0 < M; m0 += BMR) {
             const int mr = M - m0 < BMR ? M - m0 : BMR;
@@ -621,6 +643,115 @@ void samc__fast_bf16_gemm_pre(int M, int N, int K, const uint16_t *A, const uint
     samc__fast_sgemm(M, N, Kp, Af, Kp, 1, Bf, N, 0, C, ldc, accumulate);
 }
 
+#ifdef SAMC_BF16_NEON
+/* ---- aarch64 BF16: 6 x 16 BFDOT micro-kernel -------------------------------------- */
+
+#define NMR 6
+#define NEON_BF16 __attribute__((target("arch=armv8.2-a+bf16")))
+
+/* C[0..mr, 0..16) of panel column group g (16 of the panel's 32 columns):
+ * each k-pair of a row of A is one 32-bit lane broadcast, BFDOT adds its
+ * dot product with the pair of every column (as vdpbf16ps). */
+static inline __attribute__((always_inline)) NEON_BF16 void ukn(const int mr, int kp, const uint16_t *Ab,
+                                                               int64_t ldab, const uint16_t *Bp, float *C,
+                                                               int64_t ldc, const bepi *e)
+{
+    float32x4_t c[NMR][4];
+#pragma GCC unroll 6
+    for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            c[i][j] = e->res ? vld1q_f32(e->res + i * e->ldr + 4 * j) : vdupq_n_f32(0.0f);
+            if (e->bias)
+                c[i][j] = vaddq_f32(c[i][j], vld1q_f32(e->bias + 4 * j));
+        }
+    for (int k = 0; k < kp; k++) {
+        bfloat16x8_t b[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++)
+            b[j] = vreinterpretq_bf16_u16(vld1q_u16(Bp + (int64_t)k * 2 * BNR + 8 * j));
+#pragma GCC unroll 6
+        for (int i = 0; i < mr; i++) {
+            uint32_t pair;
+            memcpy(&pair, Ab + i * ldab + 2 * k, sizeof pair);
+            const bfloat16x8_t av = vreinterpretq_bf16_u32(vdupq_n_u32(pair));
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++)
+                c[i][j] = vbfdotq_f32(c[i][j], av, b[j]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++)
+            vst1q_f32(C + i * ldc + 4 * j, c[i][j]);
+}
+
+NEON_BF16 static void ukn_any(int mr, int kp, const uint16_t *Ab, int64_t ldab, const uint16_t *Bp, float *C,
+                              int64_t ldc, const bepi *e)
+{
+    switch (mr) {
+#define CASE(n) \
+    case n: ukn(n, kp, Ab, ldab, Bp, C, ldc, e); break;
+        CASE(6) CASE(5) CASE(4) CASE(3) CASE(2) CASE(1)
+#undef CASE
+    default: break;
+    }
+}
+
+/* A 16-column group of nv < 16 columns: computed whole on a copy. */
+static void ukn_narrow(int mr, int nv, int kp, const uint16_t *Ab, int64_t ldab, const uint16_t *Bp, float *C,
+                       int64_t ldc, const bepi *e)
+{
+    float t[NMR * 16], b[16];
+    for (int i = 0; i < mr; i++)
+        for (int j = 0; j < 16; j++)
+            t[i * 16 + j] = j < nv && e->res ? e->res[i * e->ldr + j] : 0.0f;
+    for (int j = 0; j < 16; j++)
+        b[j] = j < nv && e->bias ? e->bias[j] : 0.0f;
+    const bepi et = {e->bias ? b : NULL, t, 16};
+    ukn_any(mr, kp, Ab, ldab, Bp, t, 16, &et);
+    for (int i = 0; i < mr; i++)
+        memcpy(C + i * ldc, t + i * 16, (size_t)nv * sizeof *C);
+}
+
+static void part_neon(int64_t M, const float *A, int64_t lda, const fast_wpack *W, const float *bias, const float *R,
+                      int64_t ldr, float *C, int64_t ldc, int flags, int pa, int pb)
+{
+    const int N = W->N, Kp = W->Kp, kc = bf16_kc(Kp, W->kern);
+    const int64_t ldab = ld_bf16(kc);
+    uint16_t *Ab = (uint16_t *)samc__fast_pack_buffer(3, (size_t)(NMR * ldab + 1) / 2 + 16);
+    if (!Ab)
+        return;
+    const int act = flags_act(flags);
+    for (int k0 = 0; k0 < Kp; k0 += kc) {
+        const kblock kb = kblock_at(W, k0, kc, R, ldr, C, ldc);
+        for (int64_t m0 = 0; m0 < M; m0 += NMR) {
+            const int mr = (int)(M - m0 < NMR ? M - m0 : NMR);
+            convert_a(A + m0 * lda, lda, mr, mr, k0, kb.kcb, W->K, Ab, ldab, 0);
+            for (int p = pa; p < pb; p++)
+                for (int g = 0; g < 2; g++) {
+                    const int n0 = p * BNR + 16 * g;
+                    if (n0 >= N)
+                        break;
+                    const int nv = N - n0 < 16 ? N - n0 : 16;
+                    const bepi ep = {k0 == 0 && bias ? bias + n0 : NULL, kb.init ? kb.init + m0 * kb.ldi + n0 : NULL, kb.ldi};
+                    const uint16_t *Bs = kb.B + (int64_t)p * kb.kcb * BNR + 32 * g; /* columns 16 g.. of each k-pair row */
+                    float *Ct = C + m0 * ldc + n0;
+                    if (nv == 16)
+                        ukn_any(mr, kb.kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
+                    else
+                        ukn_narrow(mr, nv, kb.kcb / 2, Ab, ldab, Bs, Ct, ldc, &ep);
+                }
+            if (kb.last && act) {
+                const int c0 = pa * BNR, c1 = pb * BNR < N ? pb * BNR : N;
+                act_rows(C + m0 * ldc + c0, ldc, mr, c1 - c0, act);
+            }
+        }
+    }
+}
+#endif /* SAMC_BF16_NEON */
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 void samc__fast_bf16_force_kernel(int kern) { forced_kern = kern; }
@@ -643,6 +774,9 @@ void samc__fast_bf16_gemm_part(int64_t M, const float *A, int64_t lda, const fas
 #ifdef SAMC_BF16_X86
     case FAST_KERN_AVX512BF16: part_avx512(M, A, lda, W, bias, R, ldr, C, ldc, flags, pa, pb); return;
     case FAST_KERN_AMX: part_amx(M, A, lda, W, bias, R, ldr, C, ldc, flags, pa, pb, 1); return;
+#endif
+#ifdef SAMC_BF16_NEON
+    case FAST_KERN_NEON_BF16: part_neon(M, A, lda, W, bias, R, ldr, C, ldc, flags, pa, pb); return;
 #endif
     case FAST_KERN_AMX_EMU: part_amx(M, A, lda, W, bias, R, ldr, C, ldc, flags, pa, pb, 0); return;
     default: part_fallback(M, A, lda, W, bias, R, ldr, C, ldc, flags, pa, pb); return;

@@ -9,7 +9,7 @@
 #include "core/base/error.h"
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
-#include "fast/simd.h"
+#include "fast/isa.h"
 
 size_t samc__fast_resize_aa_scratch(int64_t planes, int h, int w, int H, int W)
 {
@@ -17,30 +17,18 @@ size_t samc__fast_resize_aa_scratch(int64_t planes, int h, int w, int H, int W)
 }
 
 /* Output row i of one plane: y = sum_k w_k x[xmin + k] over rows of x
- * (row length W), in samc_aa_dot's order. */
+ * (row length W), in samc_aa_dot's order (the level's kernel). */
 static void vertical_row(const float *x, int W, const samc_aa_taps *t, int i, float *y)
 {
-    const int n = t->n[i], vec_end = ((n - 1) / 4) * 4;
-    const float *w = t->w + (int64_t)i * t->stride, *x0 = x + (int64_t)t->xmin[i] * W;
-    int j = 0;
-    for (; j + VL <= W; j += VL) {
-        vf acc = vmul(vload(x0 + j), vset1(w[0]));
-        for (int k = 1; k < n; k++) {
-            const vf v = vload(x0 + (int64_t)k * W + j);
-            acc = k <= vec_end ? vadd(acc, vmul(v, vset1(w[k]))) : vfma(v, vset1(w[k]), acc);
-        }
-        vstore(y + j, acc);
-    }
-    for (; j < W; j++)
-        y[j] = samc_aa_dot(x0 + j, W, w, n);
+    samc__fast_isa()->aa_column_dot(x + (int64_t)t->xmin[i] * W, W, t->w + (int64_t)i * t->stride, t->n[i], y);
 }
 
 static void horizontal(int nt, const float *x, int64_t rows, int w, const samc_aa_taps *t, int W, float *y)
 {
+    const fast_isa *isa = samc__fast_isa();
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t r = 0; r < rows; r++)
-        for (int i = 0; i < W; i++)
-            y[r * W + i] = samc_aa_dot(x + r * w + t->xmin[i], 1, t->w + (int64_t)i * t->stride, t->n[i]);
+        isa->aa_row(x + r * w, t->xmin, t->n, t->w, t->stride, W, y + r * W);
 }
 
 static void vertical(int nt, const float *x, int64_t planes, int h, int H, int W, const samc_aa_taps *t, float *y)

@@ -1,6 +1,6 @@
 /* fuzz_h5dump.c - samc's reading of HDF5 parity dumps: parity/dump.c (open,
  * attributes, records, listing, the three dataset readers), the /weights
- * loader core/io/weights_h5.c, the --config DUMP.h5 reader core/models/sam2/config_h5.c,
+ * loader parity/dump_weights.c, the --config DUMP.h5 reader core/models/sam2/config_h5.c,
  * and samc_parity_run up to the point where the
  * model would be built (with these inputs the key check fails first).
  *

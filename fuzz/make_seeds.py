@@ -381,6 +381,41 @@ def make_h5_regressions():
         f.create_virtual_dataset("inputs/image_u8", layout)
 
 
+def make_serve_requests():
+    """fuzz_serve_request: a selector byte (0 predict, 1 concepts, 2 everything,
+    3 video prompt, 4 propagate, 5 URL path), then the body or path."""
+    seeds = [
+        (0, b'{"points":[[100,90]]}'), (0, b'{"points":[[100,90,1],[20,30,0]],"box":[10,10,200,200],"multimask":false}'),
+        (0, b'{"mask_input":{"prediction":3,"index":1},"png":true}'), (0, b'{"points":[[1e999,1]]}'),
+        (1, b'{"text":"a dog","boxes":[[10,10,50,60],[100,20,150,90,"neg"]],"threshold":0.4}'),
+        (2, b'{"points_per_side":8,"pred_iou_thresh":0,"crop_n_layers":1,"use_m2m":true}'),
+        (3, b'{"frame":2,"obj_id":7,"points":[[5,5],[9,9,0]],"clear":false}'), (3, b'{"frame":0,"obj_id":1,"box":[1,1,40,30]}'),
+        (4, b'{"start":1,"max_frames":3,"reverse":true}'),
+        (5, b"/v1/images/0123456789abcdef0123456789abcdef/predict"), (5, b"/v1/videos/0123456789abcdef0123456789abcdef/frames/4"),
+        (5, b"/web/app.js"), (5, b"/web/../x"),
+    ]
+    for i, (sel, body) in enumerate(seeds):
+        write("serve_request", "%02d_%d.bin" % (i, sel), bytes([sel]) + body)
+
+
+def make_videos():
+    """fuzz_video_file: tiny videos of FFmpeg's test pattern in the containers
+    and codecs samc reads (needs the ffmpeg command line), and cut copies."""
+    import subprocess
+    import tempfile
+    kinds = [("mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-bf", "2", "-g", "3"]),
+             ("webm", ["-c:v", "libvpx-vp9", "-g", "3"]), ("mkv", ["-c:v", "ffv1"]), ("avi", ["-c:v", "mpeg4"]),
+             ("mov", ["-c:v", "mjpeg"]), ("gif", [])]
+    with tempfile.TemporaryDirectory() as tmp:
+        for ext, codec in kinds:
+            path = os.path.join(tmp, "v." + ext)
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=24x16:rate=5:duration=1"] +
+                           codec + [path], check=True)
+            data = open(path, "rb").read()
+            write("video_file", "testsrc." + ext, data)
+            write("video_file", "cut." + ext, data[:len(data) * 2 // 3])
+
+
 if __name__ == "__main__":
     make_pickles_and_pt()
     make_safetensors()
@@ -390,6 +425,8 @@ if __name__ == "__main__":
     make_cli()
     make_frames()
     make_h5_regressions()
+    make_serve_requests()
+    make_videos()
     for d in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, d))
         print(d, len(files), sum(os.path.getsize(os.path.join(OUT, d, x)) for x in files), "bytes")

@@ -60,22 +60,50 @@ typedef struct samc_batch_masks {
 } samc_batch_masks;
 
 /* On the image set with samc_predictor_set_image. */
-samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
+SAMC_API samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
                                          samc_error *err);
-void samc_batch_masks_free(samc_batch_masks *m);
+SAMC_API void samc_batch_masks_free(samc_batch_masks *m);
+
+/* ---- one mask's records ----------------------------------------------------
+ *
+ * The numbers the generator's records hold, for any mask (segment, track,
+ * a server's responses): the COCO RLE, area, box and stability score,
+ * computed by the generator's own code. */
+
+typedef struct samc_mask_rle {
+    int height, width;           /* "size": [height, width] */
+    int64_t n_counts;
+    int64_t *counts;             /* uncompressed COCO RLE: column-major runs, the first of 0s
+                                  * (sam2/utils/amg.py mask_to_rle_pytorch) */
+    char *coco_counts;           /* the compressed string of pycocotools' rleToString */
+    int64_t area;                /* pixels in the mask */
+    float bbox[4];               /* x, y, w, h of the inclusive mask box (0s for an empty mask) */
+} samc_mask_rle;
+
+/* The records of a height x width mask (row-major, nonzero = in). */
+SAMC_API samc_status samc_mask_rle_encode(const uint8_t *mask, int height, int width, samc_mask_rle *out, samc_error *err);
+/* The same for the mask logits > mask_threshold (0 for a predictor's
+ * masks), without building the mask first. */
+SAMC_API samc_status samc_mask_rle_encode_logits(const float *logits, int height, int width, double mask_threshold,
+                                        samc_mask_rle *out, samc_error *err);
+SAMC_API void samc_mask_rle_free(samc_mask_rle *r);
+/* calculate_stability_score of one plane of logits: the pixels above
+ * threshold + offset over those above threshold - offset (NaN when none is
+ * above the low cut). The generator uses offset 1, threshold 0. */
+SAMC_API float samc_stability_score(const float *logits, int height, int width, double mask_threshold, double offset);
 
 /* ---- a batch of images ----------------------------------------------------- */
 
 typedef struct samc_image_batch samc_image_batch;
 
 /* set_image_batch: the embeddings of n RGB images (rgb[i]: h[i]*w[i]*3). */
-samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const *rgb, const int *h, const int *w,
+SAMC_API samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const *rgb, const int *h, const int *w,
                                  samc_image_batch **out, samc_error *err);
-int samc_image_batch_count(const samc_image_batch *b);
+SAMC_API int samc_image_batch_count(const samc_image_batch *b);
 /* predict_batch for image i: the request's prompts on that image. */
-samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *b, int i, const samc_batch_request *rq,
+SAMC_API samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *b, int i, const samc_batch_request *rq,
                                      samc_batch_masks *out, samc_error *err);
-void samc_image_batch_free(samc_image_batch *b);
+SAMC_API void samc_image_batch_free(samc_image_batch *b);
 
 /* ---- the automatic mask generator ------------------------------------------ */
 
@@ -112,9 +140,9 @@ typedef struct samc_amg_params {
     bool multimask_output;              /* true */
 } samc_amg_params;
 
-samc_amg_params samc_amg_default_params(void);
+SAMC_API samc_amg_params samc_amg_default_params(void);
 /* "binary_mask", "uncompressed_rle" or "coco_rle". */
-samc_status samc_amg_output_mode_parse(const char *s, samc_amg_output_mode *out, samc_error *err);
+SAMC_API samc_status samc_amg_output_mode_parse(const char *s, samc_amg_output_mode *out, samc_error *err);
 
 /* Where a run is, after each decoder batch. */
 typedef struct samc_amg_progress {
@@ -122,6 +150,9 @@ typedef struct samc_amg_progress {
     int64_t points_done, points_total;  /* prompts decoded so far, over all crops */
     int64_t masks_kept;                 /* candidates that passed the filters so far (before NMS) */
 } samc_amg_progress;
+/* Called from inside samc_amg_generate_masks: it may use other objects; a
+ * call on the predictor being used (set_image, predict, the batch and AMG
+ * calls) fails with SAMC_ERR_ARG until generate returns. */
 typedef void (*samc_amg_progress_fn)(void *user, const samc_amg_progress *p);
 
 /* One record of generate(). */
@@ -146,28 +177,28 @@ typedef struct samc_amg_result {
 
 /* generate(image) on an RGB image (h*w*3). Uses p's implementation and
  * threads; leaves p's current image as it was. progress may be NULL. */
-samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
+SAMC_API samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
                                     samc_amg_progress_fn progress, void *user, samc_amg_result *out, samc_error *err);
-void samc_amg_result_free(samc_amg_result *r);
+SAMC_API void samc_amg_result_free(samc_amg_result *r);
 /* SAM2AutomaticMaskGenerator.postprocess_small_regions(data, min_area,
  * nms_thresh), the official static clean-up that SAM 2's generate() does not
  * call (SAM 1's did, for min_mask_region_area): fills holes and removes
  * islands smaller than min_area in every mask, then box NMS preferring
  * unchanged masks; r keeps the survivors in NMS order, changed ones with
  * their new segmentation, area and bbox. */
-samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
+SAMC_API samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh,
                                                samc_error *err);
 /* The COCO RLE of any h x w mask (row-major, nonzero = in): the string of
  * pycocotools' encode (column-major runs, rleToString), as the records of
  * output_mode coco_rle hold; for masks from elsewhere (SAM 3 instances, a
  * predictor's best mask). *out is malloc'd (samc_free). */
-samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err);
+SAMC_API samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out, samc_error *err);
 /* The records as JSON text, an array of the official dicts (segmentation as
  * the COCO string with output_mode coco_rle, else the uncompressed counts);
  * *out is malloc'd. */
-samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *err);
+SAMC_API samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *err);
 /* The same written to a temporary file and renamed over `path`. */
-samc_status samc_amg_write_json(const samc_amg_result *r, const char *path, samc_error *err);
+SAMC_API samc_status samc_amg_write_json(const samc_amg_result *r, const char *path, samc_error *err);
 
 #ifdef __cplusplus
 }

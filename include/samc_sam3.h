@@ -42,38 +42,50 @@ typedef struct samc_sam3_processor samc_sam3_processor;
 
 typedef struct samc_sam3_processor_params {
     const char *impl;          /* NULL: samc_default_impl() ("fast"); "ref", ... */
-    int n_threads;             /* 0: OpenMP's default (OMP_NUM_THREADS); ref runs on one */
+    int n_threads;             /* 0..SAMC_MAX_THREADS; 0: OpenMP's default (capped); ref runs on one */
     float threshold;           /* Sam3Processor's confidence_threshold, in [0, 1] (0.5) */
     samc_progress_fn progress; /* set_image: "encode", one step per ViT block; NULL: none */
     void *progress_user;
+    samc_abort_fn abort_callback; /* samc.h; NULL: calls run to the end */
+    void *abort_user;
 } samc_sam3_processor_params;
 
-samc_sam3_processor_params samc_sam3_processor_default_params(void);
+SAMC_API samc_sam3_processor_params samc_sam3_processor_default_params(void);
 
 /* A processor on `model` (which must outlive it), a SAM 3 model (a SAM 2 one
  * is refused: samc_predictor_new). params NULL: the defaults. */
-samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_processor_params *params,
+SAMC_API samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_processor_params *params,
                                     samc_sam3_processor **out, samc_error *err);
-void samc_sam3_processor_free(samc_sam3_processor *p);
+SAMC_API void samc_sam3_processor_free(samc_sam3_processor *p);
 /* The implementation it runs ("fast") and the threads it uses; "" / 0 for NULL. */
-const char *samc_sam3_processor_impl(const samc_sam3_processor *p);
-int samc_sam3_processor_threads(const samc_sam3_processor *p);
+SAMC_API const char *samc_sam3_processor_impl(const samc_sam3_processor *p);
+SAMC_API int samc_sam3_processor_threads(const samc_sam3_processor *p);
 /* Run one layer with another implementation ("LAYER=IMPL", names as
  * `samc info CKPT --layers` lists them). */
-samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err);
+SAMC_API samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err);
+/* Replace the abort callback of the params (NULL: none). */
+SAMC_API void samc_sam3_processor_set_abort_callback(samc_sam3_processor *p, samc_abort_fn fn, void *user);
 
 /* rgb: h x w x 3, row-major. Clears the prompt and results. */
-samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
+SAMC_API samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
                                           samc_error *err);
+/* The image features set_image computes, kept apart from the processor
+ * (samc_embedding of samc.h): made once per image, used by any processor
+ * of the same model. samc_sam3_processor_use_embedding is set_image on
+ * them: it clears the prompt and results, and reads `e` (not copied) until
+ * the next set_image, use_embedding or free of p; `e` must outlive that. */
+SAMC_API samc_status samc_sam3_processor_embed(samc_sam3_processor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                      samc_error *err);
+SAMC_API samc_status samc_sam3_processor_use_embedding(samc_sam3_processor *p, const samc_embedding *e, samc_error *err);
 /* A non-empty UTF-8 text (longer than the context: truncated as the
  * official tokenizer does, with a warning through the log). */
-samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err);
+SAMC_API samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *text, samc_error *err);
 /* box: centre x, centre y, width, height, normalised to [0, 1] by the image
  * size; the centre must lie in the image and the size be positive. */
-samc_status samc_sam3_processor_add_box(samc_sam3_processor *p, const float box[4], bool positive,
+SAMC_API samc_status samc_sam3_processor_add_box(samc_sam3_processor *p, const float box[4], bool positive,
                                         samc_error *err);
-void samc_sam3_processor_reset(samc_sam3_processor *p);
-samc_status samc_sam3_processor_set_threshold(samc_sam3_processor *p, float threshold, samc_error *err);
+SAMC_API void samc_sam3_processor_reset(samc_sam3_processor *p);
+SAMC_API samc_status samc_sam3_processor_set_threshold(samc_sam3_processor *p, float threshold, samc_error *err);
 
 typedef struct samc_sam3_results {
     int n;                 /* instances kept */
@@ -84,7 +96,7 @@ typedef struct samc_sam3_results {
 } samc_sam3_results;
 
 /* The last prompt's results (valid until the next call on p). */
-samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_results *out, samc_error *err);
+SAMC_API samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_results *out, samc_error *err);
 
 #ifdef __cplusplus
 }

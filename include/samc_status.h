@@ -9,6 +9,17 @@
 #ifndef SAMC_STATUS_H
 #define SAMC_STATUS_H
 
+/* SAMC_API marks the public functions: libsamc is compiled with hidden
+ * visibility, so these are the only symbols the shared library exports
+ * (tests/libsamc.symbols lists them; CTest `abi` checks the list). */
+#ifndef SAMC_API
+#if defined(__GNUC__) || defined(__clang__)
+#define SAMC_API __attribute__((visibility("default")))
+#else
+#define SAMC_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,7 +36,8 @@ typedef enum samc_status {
     SAMC_ERR_UNSUPPORTED, /* valid input that samc does not handle (yet) */
     SAMC_ERR_SECURITY,    /* input tries something forbidden (pickle global, ...) */
     SAMC_ERR_PARITY,      /* a parity comparison failed */
-    SAMC_ERR_INTERNAL
+    SAMC_ERR_INTERNAL,
+    SAMC_ERR_ABORTED      /* the caller's abort callback asked to stop (samc.h, samc_abort_fn) */
 } samc_status;
 
 #define SAMC_ERROR_MSG_MAX 1024
@@ -36,7 +48,7 @@ typedef struct samc_error {
 } samc_error;
 
 /* Short name of a status ("io", "format", ...). */
-const char *samc_status_name(samc_status st);
+SAMC_API const char *samc_status_name(samc_status st);
 
 #ifdef __cplusplus
 }

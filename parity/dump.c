@@ -11,7 +11,7 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
-#include "core/io/h5_guard.h"
+#include "parity/h5_guard.h"
 
 struct samc_dump {
     hid_t file;
@@ -34,7 +34,7 @@ samc_status samc_dump_open(const char *path, samc_dump **out, samc_error *err)
     fclose(f);
     if (got < 8 || memcmp(sig, "\x89HDF\r\n\x1a\n", 8))
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not an HDF5 parity dump (bad signature)", path);
-    /* Same access properties as core/io/weights_h5.c (no file locking: dumps
+    /* Same access properties as parity/dump_weights.c (no file locking: dumps
      * are read-only inputs), since HDF5 refuses to open one file twice in a
      * process with different locking settings. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

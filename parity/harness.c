@@ -167,12 +167,10 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
 {
     memset(rep, 0, sizeof *rep);
     rep->dump_path = path;
-    const samc_impl *impl = samc_impl_find(o->impl ? o->impl : samc_impl_default()->name);
-    if (!impl) {
-        char names[160];
-        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", o->impl,
-                         samc_impl_names(names, sizeof names));
-    }
+    samc_status lst = SAMC_OK;
+    const samc_impl *impl = samc_impl_lookup(o->impl ? o->impl : samc_impl_default()->name, "--impl", &lst, err);
+    if (!impl)
+        return lst;
     rep->impl = impl->name;
     rep->isolated = o->isolated;
     rep->tol = o->tol > 0 ? o->tol : impl->tol;

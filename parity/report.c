@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/base/error.h"
+#include "core/base/tmpfile.h"
 #include "parity.h"
 
 static const char *state_name(samc_parity_state s)
@@ -149,17 +150,20 @@ samc_status samc_parity_write_json(const samc_parity_report *rep, const char *pa
     cJSON_Delete(root);
     if (!text)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory writing the JSON report");
-    char tmp[4200]; /* written whole under a temporary name, then renamed */
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    samc_status st = SAMC_OK;
-    bool ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the JSON report", path);
+    /* written whole under an exclusive temporary, then renamed */
+    char *tmp = NULL;
+    FILE *f = NULL;
+    samc_status st = samc__tmp_create(path, &tmp, err);
+    if (!st)
+        st = samc__tmp_reopen(tmp, path, &f, err);
+    if (!st) {
+        bool ok = fputs(text, f) >= 0;
+        if (fclose(f) != 0 || !ok)
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write the JSON report", path);
     }
+    if (!st)
+        st = samc__tmp_commit(&tmp, path, err);
+    samc__tmp_discard(tmp);
     cJSON_free(text);
     return st;
 }

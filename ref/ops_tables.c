@@ -1,33 +1,7 @@
-/* ops_tables.c - the scalar reference's tables, generated from the kind
- * lists: the body of kind K is samc_ref_K (declared in ref/ref_ops.h,
- * defined in the file of its module under ref/nn/, ref/tracker/,
- * ref/sam2/, ref/sam3/). A row names
- * its kind (SAMC_BODY(samc_tracker_ops, cxblock)), so grepping the kind
- * finds the row and every implementation's body; adding a kind adds its
- * bodies and nothing here. tests/test_registry.c checks that no kind is
- * left out. */
-#include "ref/ref_ops.h"
-
-const samc_nn_ops samc_ref_nn_ops = {
-#define SAMC_X(kind) .kind = samc_ref_##kind,
-    SAMC_NN_OPS(SAMC_X)
-#undef SAMC_X
-};
-
-const samc_tracker_ops samc_ref_tracker_ops = {
-#define SAMC_X(kind) .kind = samc_ref_##kind,
-    SAMC_TRACKER_OPS(SAMC_X)
-#undef SAMC_X
-};
-
-const samc_sam2_ops samc_ref_sam2_ops = {
-#define SAMC_X(kind) .kind = samc_ref_##kind,
-    SAMC_SAM2_OPS(SAMC_X)
-#undef SAMC_X
-};
-
-const samc_sam3_ops samc_ref_sam3_ops = {
-#define SAMC_X(kind) .kind = samc_ref_##kind,
-    SAMC_SAM3_OPS(SAMC_X)
-#undef SAMC_X
-};
+/* ops_tables.c - the scalar reference's tables: every kind's body
+ * samc_ref_K, generated from the kind lists (core/runtime/impl_bodies.h). A
+ * row of a part names its kind (SAMC_BODY(samc_tracker_ops, cxblock)), so
+ * grepping the kind finds the row and every implementation's body. */
+#define SAMC_IMPL ref
+#define SAMC_IMPL_TABLES
+#include "core/runtime/impl_bodies.h"

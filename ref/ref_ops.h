@@ -1,33 +1,11 @@
-/* ref_ops.h - the scalar reference's bodies of every kind of the shared,
- * tracker, SAM 2 and SAM 3 tables (one file per official module under ref/nn/,
- * ref/tracker/, ref/sam2/, ref/sam3/; contracts in core/nn/nn_ops.h,
- * core/models/tracker/tracker_layers.h, core/models/sam2/sam2_layers.h,
- * core/models/sam3/sam3_layers.h) and the tables themselves
- * (ref/ops_tables.c). */
+/* ref_ops.h - the scalar reference's bodies of every kind (samc_ref_K,
+ * one file per official module under ref/nn/, ref/tracker/, ref/sam2/,
+ * ref/sam3/) and its tables (defined in ref/ops_tables.c), declared
+ * from the kind lists by core/runtime/impl_bodies.h. */
 #ifndef SAMC_REF_REF_OPS_H
 #define SAMC_REF_REF_OPS_H
 
-#include "core/models/sam2/sam2_layers.h"
-#include "core/models/sam3/sam3_layers.h"
-#include "core/models/tracker/tracker_layers.h"
-#include "core/nn/nn_ops.h"
-
-#define SAMC_X(kind) samc_nn_##kind##_fn samc_ref_##kind;
-SAMC_NN_OPS(SAMC_X)
-#undef SAMC_X
-#define SAMC_X(kind) samc_tracker_##kind##_fn samc_ref_##kind;
-SAMC_TRACKER_OPS(SAMC_X)
-#undef SAMC_X
-#define SAMC_X(kind) samc_sam2_##kind##_fn samc_ref_##kind;
-SAMC_SAM2_OPS(SAMC_X)
-#undef SAMC_X
-#define SAMC_X(kind) samc_##kind##_fn samc_ref_##kind;
-SAMC_SAM3_OPS(SAMC_X)
-#undef SAMC_X
-
-extern const samc_nn_ops samc_ref_nn_ops;
-extern const samc_tracker_ops samc_ref_tracker_ops;
-extern const samc_sam2_ops samc_ref_sam2_ops;
-extern const samc_sam3_ops samc_ref_sam3_ops;
+#define SAMC_IMPL ref
+#include "core/runtime/impl_bodies.h"
 
 #endif

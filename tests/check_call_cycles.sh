@@ -9,7 +9,7 @@
 set -euo pipefail
 # Known circles: "file file ... | reason" (sorted file lists).
 known=(
-  "core/io/weights.c core/io/weights_h5.c core/io/weights_pt.c core/io/weights_safetensors.c | the front ends call weights.c's shared helpers back"
+  "core/io/weights.c core/io/weights_pt.c core/io/weights_safetensors.c | the front ends call weights.c's shared helpers back"
   "core/models/sam2/config.c core/models/sam2/config_h5.c core/models/sam2/config_json.c | the config sources call config.c's defaults back (core/models is being restructured, issue 18)"
   "core/text/clip_bpe.c core/text/clip_vocab.c | the vocabulary and the BPE merge call each other"
   "core/text/ftfy_badness.c core/text/ftfy_encoding.c core/text/ftfy_fix_text.c | ftfy's fixers call each other, as upstream's modules do"

@@ -38,6 +38,7 @@ exclusions=(
   "stdio.h | the C library's header"
   "tests/test_cases.py | pycocotools' test file (ppwwyyxx/cocoapi), not ours"
   "app.c | the user's own program in docs/api.md's build line"
+  "web_assets.c | generated in the build tree by cmake/embed_files.cmake (the embedded web page)"
 )
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

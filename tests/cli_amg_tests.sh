@@ -5,15 +5,7 @@
 # exit 2 (usage / parameter) or 1 (runtime), a message naming the problem and
 # no output written.
 # usage: cli_amg_tests.sh SAMC_BINARY SOURCE_DIR
-set -u
-SAMC=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh" "$@"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
@@ -73,5 +65,4 @@ expect_rc unknown 2 "unknown option '--bogus'" --bogus 1
 expect_rc model_alone 2 "give --model and --image together" --model "$SRC/fixtures/demo/tiny_d_demo.pt"
 expect_rc no_model 1 "cannot open" --model "$TMP/none.pt" --image "$SRC/fixtures/demo/demo.png"
 expect_rc no_image 1 "none.png" --model "$SRC/fixtures/demo/tiny_d_demo.pt" --image "$TMP/none.png"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary

@@ -3,16 +3,7 @@
 # official-format checkpoints, and the bad inputs of the ref-image issue, each
 # with a non-zero exit, a message naming the problem and no output written.
 # usage: cli_tests.sh SAMC_BINARY SOURCE_DIR
-set -u
-SAMC=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh" "$@"
 
 # expect_fail NAME EXPECTED_SUBSTRING ARGS... : non-zero exit, stderr names the problem, no outputs.
 expect_fail() {
@@ -76,8 +67,28 @@ expect_fail box_short "X0,Y0,X1,Y1" segment --model "$CK" --config "$CFG" --imag
 expect_fail mask_size "40x40" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/small.f32"
 expect_fail no_prompt "no prompt" segment --model "$CK" --config "$CFG" --image "$IMG"
 expect_fail unknown_impl "unknown implementation 'gpu'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl gpu
+# --impl cuda on a machine or build without the plugin or a GPU: a message, never a crash
+# (either the plugin is not there, or it is and finds no CUDA device).
+SAMC_PLUGIN_PATH="$TMP/nowhere" expect_fail cuda_unavailable "implementation 'cuda'" segment --model "$CK" --config "$CFG" \
+  --image "$IMG" --point 1,1 --impl cuda
 expect_fail unknown_layer "unknown layer 'image_encoder.trunk.blocks.77'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --impl-override image_encoder.trunk.blocks.77=ref
 expect_fail unknown_option "unknown option" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --frobnicate 3
+
+# --- options: getopt_long forms, and one message per mistake -------------------
+if "$SAMC" segment -m "$CK" -c "$CFG" -i "$IMG" -p 100,100 --threads=1 --out="$TMP/short" -t1 >/dev/null 2>"$TMP/stderr" &&
+   [ -s "$TMP/short/mask_0.png" ]; then
+  ok "short options, --opt=value, -tN"
+else
+  bad "short options: $(cat "$TMP/stderr")"
+fi
+expect_fail misspelt_option "did you mean '--threads'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --thredas 2
+expect_fail misspelt_last "did you mean '--multimask'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --multimsk
+expect_fail flag_with_value "'--multimask' takes no value" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --multimask=1
+expect_fail stray_argument "unexpected argument 'extra'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 extra
+"$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --out >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -eq 2 ] && grep -q "option '--out' needs a value: --out DIR" "$TMP/stderr"; then ok "missing value"; else bad "missing value (rc $rc): $(cat "$TMP/stderr")"; fi
+"$SAMC" track -m "$CK" -f "$SRC/fixtures/video/tiny_v1_sam21_s128_frames" -o "$TMP/t" -p >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+if [ $rc -eq 2 ] && grep -q "option '--prompt' needs a value" "$TMP/stderr"; then ok "missing value (short)"; else bad "missing value (short) (rc $rc): $(cat "$TMP/stderr")"; fi
 
 # parity on something that is not a dump
 "$SAMC" parity "$IMG" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
@@ -114,5 +125,38 @@ expect_fail track_no_prompt "no --prompt" track --model "$VD" --config "$VD" --f
 expect_fail track_bad_prompt "FRAME:OBJ" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:point=1,1
 expect_fail track_missing_dir "cannot open frames directory" track --model "$VD" --config "$VD" --frames "$TMP/nope" --prompt 0:1:point=1,1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+# --- video files: a clip in, the overlay out as a video, palettised masks; a damaged file ----
+CLIP="$SRC/fixtures/video/clip_v1.mp4"
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$CLIP" --prompt 0:1:point=72,48 --prompt 1:3:point=20,20 \
+     --out "$TMP/vtrk" --out-video "$TMP/vtrk/overlay.mp4" --palette-png >"$TMP/stdout" 2>"$TMP/stderr" &&
+   [ -s "$TMP/vtrk/overlay/00004.png" ] && [ -s "$TMP/vtrk/palette/00004.png" ] && [ -s "$TMP/vtrk/overlay.mp4" ] &&
+   grep -q '"codec":	"h264"' "$TMP/vtrk/track.json"; then
+  ok "track a video file (--out-video, --palette-png)"
+else
+  bad "track a video file: $(cat "$TMP/stderr")"
+fi
+# the overlay video is itself a video samc reads: 5 frames
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$TMP/vtrk/overlay.mp4" --prompt 0:1:point=72,48 \
+     --out "$TMP/vtrk2" >"$TMP/stdout" 2>"$TMP/stderr" && [ "$(wc -l <"$TMP/vtrk2/track.jsonl")" = 5 ]; then
+  ok "the --out-video file tracks again (5 frames)"
+else
+  bad "re-reading --out-video: $(cat "$TMP/stderr")"
+fi
+# cut the (index-first) overlay video: the readable frames are tracked and written, exit 1 names the damage
+head -c $(($(stat -c %s "$TMP/vtrk/overlay.mp4") * 2 / 3)) "$TMP/vtrk/overlay.mp4" >"$TMP/cut.mp4"
+"$SAMC" track --model "$VD" --config "$VD" --frames "$TMP/cut.mp4" --prompt 0:1:point=72,48 --out "$TMP/vcut" \
+  >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "only frames 0\.\." "$TMP/stderr" && [ -s "$TMP/vcut/overlay/00000.png" ]; then
+  ok "a truncated video: frames before the damage kept, exit 1 with the reason"
+else
+  bad "truncated video: rc $rc: $(cat "$TMP/stderr")"
+fi
+expect_fail track_palette_id "object ids 1..255" track --model "$VD" --config "$VD" --frames "$CLIP" \
+  --prompt 0:300:point=1,1 --palette-png
+expect_fail track_not_video "cannot open as a video" track --model "$VD" --config "$VD" --frames "$SRC/CMakeLists.txt" \
+  --prompt 0:1:point=1,1
+expect_fail track_out_video_name "not a video file name" track --model "$VD" --config "$VD" --frames "$CLIP" \
+  --prompt 0:1:point=1,1 --out-video "$TMP/x.txt"
+
+summary

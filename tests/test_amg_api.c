@@ -187,6 +187,36 @@ static void on_progress(void *user, const samc_amg_progress *pr)
     *last = *pr;
 }
 
+/* A progress callback calling back into the predictor being used: refused
+ * with a status, the generator unharmed (issue 23). */
+typedef struct reenter {
+    samc_predictor *p;
+    const uint8_t *img;
+    int h, w, calls, refused;
+} reenter;
+
+static void reenter_progress(void *user, const samc_amg_progress *pr)
+{
+    (void)pr;
+    reenter *r = user;
+    samc_error e = {0};
+    r->refused += samc_predictor_set_image(r->p, r->img, r->h, r->w, &e) == SAMC_ERR_ARG && strstr(e.msg, "callback");
+    r->calls++;
+}
+
+static void test_progress_reentry_refused(void **state)
+{
+    fx *f = *state;
+    samc_error e = {0};
+    samc_amg_params p = fixture_a_params();
+    samc_amg_result r;
+    reenter re = {f->p, f->img, f->h, f->w, 0, 0};
+    assert_int_equal(samc_amg_generate_masks(f->p, f->img, f->h, f->w, &p, reenter_progress, &re, &r, &e), SAMC_OK);
+    assert_true(re.calls > 0);
+    assert_int_equal(re.refused, re.calls);
+    samc_amg_result_free(&r);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -395,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_predict_batch_bad),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_generate_matches_dump),
+        cmocka_unit_test(test_progress_reentry_refused),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_postprocess_small_regions),
         cmocka_unit_test(test_parity_catches_fault),

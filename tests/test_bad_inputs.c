@@ -44,7 +44,8 @@
 /* Shared state: paths, a predictor with the demo image set, a tracker       */
 /* ------------------------------------------------------------------------ */
 
-static char *g_tmp, *g_samc, *g_ck, *g_cfg, *g_st, *g_img, *g_vd, *g_vf, *g_dump;
+static char *g_tmp, *g_samc, *g_ck, *g_cfg, *g_st, *g_img, *g_vd, *g_vf, *g_dump, *g_s3;
+static char *g_in; /* the case's input path */
 static samc_predictor *g_pred;
 static samc_tracker *g_trk;
 static int g_img_w, g_img_h;
@@ -115,6 +116,10 @@ static void png_chunk(tu_buf *b, const char *type, const uint8_t *d, size_t n)
 }
 
 /* rows: h rows of (1 filter byte + row bytes); NULL writes no IDAT data rows. */
+/* A PLTE chunk for write_png to add after IHDR (palette images), or none. */
+static const uint8_t *g_plte;
+static size_t g_plte_n;
+
 static void write_png(const char *name, uint32_t w, uint32_t h, int depth, int ctype, const uint8_t *raw,
                       size_t raw_n)
 {
@@ -125,6 +130,8 @@ static void write_png(const char *name, uint32_t w, uint32_t h, int depth, int c
         ihdr[i] = (uint8_t)(w >> (24 - 8 * i)), ihdr[4 + i] = (uint8_t)(h >> (24 - 8 * i));
     ihdr[8] = (uint8_t)depth, ihdr[9] = (uint8_t)ctype, ihdr[10] = ihdr[11] = ihdr[12] = 0;
     png_chunk(&b, "IHDR", ihdr, 13);
+    if (g_plte)
+        png_chunk(&b, "PLTE", g_plte, g_plte_n);
     /* zlib stream of stored blocks */
     tu_buf_byte(&z, 0x78), tu_buf_byte(&z, 0x01);
     size_t pos = 0;
@@ -386,10 +393,28 @@ static void mk_st_edited(st_edit_fn fn)
     cJSON *h = cJSON_ParseWithLength((const char *)d + 8, (size_t)hl);
     assert_non_null(h);
     fn(h, d + 8 + hl, n - 8 - hl);
+    /* repack: the entries left, in header order, tile the data section (a
+     * safetensors file has no unused bytes) */
+    const uint8_t *old = d + 8 + hl;
+    uint8_t *nd = malloc(n);
+    size_t at = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, h)
+    {
+        cJSON *of = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+        if (!of)
+            continue;
+        const size_t b = (size_t)cJSON_GetArrayItem(of, 0)->valuedouble, len = (size_t)cJSON_GetArrayItem(of, 1)->valuedouble - b;
+        memcpy(nd + at, old + b, len);
+        cJSON_SetNumberValue(cJSON_GetArrayItem(of, 0), (double)at);
+        cJSON_SetNumberValue(cJSON_GetArrayItem(of, 1), (double)(at + len));
+        at += len;
+    }
     char *js = cJSON_PrintUnformatted(h);
-    write_st("in.safetensors", js, d + 8 + hl, n - 8 - hl, 0);
+    write_st("in.safetensors", js, nd, at, 0);
     cJSON_free(js);
     cJSON_Delete(h);
+    free(nd);
     free(d);
 }
 
@@ -606,6 +631,258 @@ static void mk_cfg_type(void)
     mk_cfg_edit(p, 3, "\"ninety-six\"");
 }
 
+/* --- issue 23 (hostile input, round two): builders ------------------------------ */
+
+static void mk_cfg_memattn_layers(void)
+{
+    const char *p[] = {"memory_attention", "num_layers"};
+    mk_cfg_edit(p, 2, "9");
+}
+static void mk_cfg_fuser_layers(void)
+{
+    const char *p[] = {"memory_encoder", "fuser", "num_layers"};
+    mk_cfg_edit(p, 3, "9");
+}
+static void mk_cfg_misspelt(void)
+{
+    const char *p[] = {"image_sise"};
+    mk_cfg_edit(p, 1, "160");
+}
+static void mk_cfg_untileable(void)
+{
+    const char *p[] = {"image_size"};
+    mk_cfg_edit(p, 1, "176"); /* a 44x44 patch grid; window_spec[0] = 10 */
+}
+static void mk_cfg_too_big(void)
+{
+    const char *p[] = {"image_size"};
+    mk_cfg_edit(p, 1, "8160");
+}
+/* The fixture config text with `extra` spliced in after its opening brace
+ * (at_end: before its closing brace, after a comma). */
+static void mk_cfg_spliced(const char *extra, int at_end)
+{
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(g_cfg, &d, &n), 0);
+    size_t at = 0;
+    if (at_end) {
+        at = n;
+        while (at > 0 && d[at - 1] != '}')
+            at--;
+        assert_true(at > 0);
+        at--;
+    } else {
+        const char *brace = memchr(d, '{', n);
+        assert_non_null(brace);
+        at = (size_t)(brace - (const char *)d) + 1;
+    }
+    tu_buf b = {0};
+    tu_buf_put(&b, d, at);
+    tu_buf_str(&b, extra);
+    tu_buf_put(&b, d + at, n - at);
+    write_bytes("in.json", b.data, b.len);
+    tu_buf_free(&b), free(d);
+}
+/* image_size again after the fixture's: Python keeps the last ("160", a string) */
+static void mk_cfg_duplicate(void) { mk_cfg_spliced(", \"image_size\": \"160\"", 1); }
+static void mk_cfg_nul_key(void) { mk_cfg_spliced("\"image_size\\u0000junk\": 160, ", 0); }
+/* The SAM 3 fixture config with one trunk value set (or a key added). */
+static void mk_s3_cfg(const char *key, const char *value)
+{
+    char *src = tu_src_path("fixtures/sam3/tiny_s2_sam3.config.json");
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(src, &d, &n), 0);
+    cJSON *root = cJSON_ParseWithLength((const char *)d, n);
+    assert_non_null(root);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "image"), "backbone"), "visual"),
+        "trunk");
+    assert_non_null(t);
+    cJSON_DeleteItemFromObjectCaseSensitive(t, key);
+    cJSON_AddItemToObject(t, key, cJSON_Parse(value));
+    char *js = cJSON_PrintUnformatted(root);
+    write_str("in.json", js);
+    cJSON_free(js), cJSON_Delete(root), free(d), free(src);
+}
+static void mk_s3_img_size(void) { mk_s3_cfg("img_size", "1000000"); }
+static void mk_s3_window(void) { mk_s3_cfg("window_size", "100000"); }
+static void mk_s3_misspelt(void) { mk_s3_cfg("img_sise", "112"); }
+
+/* {"model": <the valid one-tensor dict>, "model": {}}: torch.load keeps the last. */
+static void mk_pt_model_twice(void)
+{
+    tu_buf b = {0};
+    pk_one_tensor(&b, "layer.weight", "FloatStorage", 6, 2, SZ23, ST23, 0);
+    b.len -= 3; /* "uu." */
+    tu_buf_byte(&b, 'u');
+    pk_str(&b, "model");
+    tu_buf_put(&b, "}u.", 3);
+    write_pt("in.pt", &b, SIX, sizeof SIX, "little");
+    tu_buf_free(&b);
+}
+/* The fixture with a second central directory and end record hidden in the
+ * comment of the first: libzip and PyTorch's reader may take either. */
+static void mk_pt_two_eocd(void)
+{
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(tu_read_file(g_ck, &d, &n), 0);
+    assert_true(n > 22 && !memcmp(d + n - 22, "PK\x05\x06", 4)); /* torch.save: no archive comment */
+    const uint32_t cd_size = (uint32_t)d[n - 10] | (uint32_t)d[n - 9] << 8 | (uint32_t)d[n - 8] << 16 | (uint32_t)d[n - 7] << 24;
+    const uint32_t cd_off = (uint32_t)d[n - 6] | (uint32_t)d[n - 5] << 8 | (uint32_t)d[n - 4] << 16 | (uint32_t)d[n - 3] << 24;
+    tu_buf b = {0};
+    tu_buf_put(&b, d, n);
+    const uint16_t clen = (uint16_t)(cd_size + 22);
+    b.data[n - 2] = (uint8_t)clen, b.data[n - 1] = (uint8_t)(clen >> 8);
+    tu_buf_put(&b, d + cd_off, cd_size); /* the directory again, at offset n */
+    tu_buf_put(&b, d + n - 22, 16);
+    tu_buf_u32le(&b, (uint32_t)n); /* its offset */
+    tu_buf_u16le(&b, 0);           /* no comment */
+    write_bytes("in.pt", b.data, b.len);
+    tu_buf_free(&b), free(d);
+}
+/* 400000 empty lists from 400 KB of pickle: past the memory budget. */
+static void mk_pt_pickle_budget(void)
+{
+    tu_buf b = {0};
+    tu_buf_put(&b, "\x80\x02", 2);
+    for (int i = 0; i < 400000; i++)
+        tu_buf_byte(&b, ']');
+    tu_buf_byte(&b, '.');
+    write_pt("in.pt", &b, NULL, 0, "little");
+    tu_buf_free(&b);
+}
+/* 2 MiB of NONE opcodes, deflated by libzip to a few KiB. */
+static void mk_pt_pickle_ratio(void)
+{
+    tu_buf b = {0};
+    tu_buf_put(&b, "\x80\x02", 2);
+    for (int i = 0; i < (2 << 20); i++)
+        tu_buf_byte(&b, 'N');
+    tu_buf_byte(&b, '.');
+    write_pt("in.pt", &b, NULL, 0, "little");
+    tu_buf_free(&b);
+}
+static const uint8_t ZERO8[8] = {0};
+static void mk_st_nul_key(void)
+{
+    write_st("in.safetensors", "{\"a\\u0000junk\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", ZERO8, 4, 0);
+}
+static void mk_st_trailing(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", ZERO8, 8, 0);
+}
+static void mk_st_gap(void)
+{
+    write_st("in.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", ZERO8, 8, 0);
+}
+static void mk_st_meta_number(void)
+{
+    write_st("in.safetensors",
+             "{\"__metadata__\":{\"v\":1},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", ZERO8, 4,
+             0);
+}
+static void mk_st_meta_bomb(void)
+{
+    tu_buf b = {0};
+    tu_buf_str(&b, "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"x\":[0");
+    for (int i = 0; i < (1 << 20) + 8; i++)
+        tu_buf_str(&b, ",0");
+    tu_buf_str(&b, "]}");
+    tu_buf_byte(&b, 0);
+    write_st("in.safetensors", (const char *)b.data, ZERO8, 4, 0);
+    tu_buf_free(&b);
+}
+static void mk_st_many(void)
+{
+    tu_buf b = {0};
+    tu_buf_byte(&b, '{');
+    for (int i = 0; i < 65537; i++) {
+        char e[96];
+        snprintf(e, sizeof e, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}", i ? "," : "", i);
+        tu_buf_str(&b, e);
+    }
+    tu_buf_str(&b, "}");
+    tu_buf_byte(&b, 0);
+    write_st("in.safetensors", (const char *)b.data, ZERO8, 0, 0);
+    tu_buf_free(&b);
+}
+static void copy_regress(const char *file, const char *name)
+{
+    char *src = tu_src_path(file);
+    copy_prefix(src, name, 1 << 20);
+    free(src);
+}
+static void mk_img_ppm_short(void) { copy_regress("tests/fuzz_regress/image/ppm_truncated_pixels.ppm", "in.ppm"); }
+static void mk_img_tga_short(void) { copy_regress("tests/fuzz_regress/image/tga_truncated_pixels.tga", "in.tga"); }
+static void mk_img_bmp_palette(void) { copy_regress("tests/fuzz_regress/image/bmp8_index_past_palette.bmp", "in.bmp"); }
+static void mk_img_hdr_flat(void) { copy_regress("tests/fuzz_regress/image/hdr_flat_without_pixels.hdr", "in.hdr"); }
+static void mk_img_bmp_bomb(void) { copy_regress("tests/fuzz_regress/image/bmp_54_bytes_16384_square.bmp", "in.bmp"); }
+static void mk_img_psd_int_min(void) { copy_regress("tests/fuzz_regress/image/psd_height_int_min.psd", "in.psd"); }
+static void mk_img_png_crc(void) { copy_regress("tests/fuzz_regress/image/png_text_chunk_bad_crc.png", "in.png"); }
+/* a 12000x12000 24-bit BMP header (144 Mpixel, under the pixel limit) and no pixels */
+static void mk_img_bmp_header_only(void)
+{
+    uint8_t h[54] = {'B', 'M'};
+    h[10] = 54, h[14] = 40, h[26] = 1, h[28] = 24;
+    for (int i = 0; i < 4; i++)
+        h[18 + i] = (uint8_t)(12000u >> (8 * i)), h[22 + i] = (uint8_t)(12000u >> (8 * i));
+    write_bytes("in.bmp", h, sizeof h);
+}
+/* an 8-bit palette PNG of 2 colours whose pixels use index 7 */
+static void mk_img_png_palette(void)
+{
+    static const uint8_t plte[6] = {255, 0, 0, 0, 255, 0};
+    uint8_t raw[4 * (1 + 4)] = {0};
+    for (int y = 0; y < 4; y++)
+        memset(raw + y * 5 + 1, 7, 4);
+    g_plte = plte, g_plte_n = sizeof plte;
+    write_png("in.png", 4, 4, 8, 3, raw, sizeof raw);
+    g_plte = NULL, g_plte_n = 0;
+}
+/* a valid header of a 16-bit RGBA 16384x16384 PNG (a 2 GiB image) */
+static void mk_img_png_rgba16_huge(void) { write_png("in.png", 16384, 16384, 16, 6, NULL, 0); }
+/* a chunk whose length is 2^31 after a valid IHDR */
+static void mk_img_png_chunk_len(void)
+{
+    write_png_pattern("in.png", 2, 2, 8, 2, 3);
+    uint8_t *d;
+    size_t n;
+    char *p = P("in.png");
+    assert_int_equal(tu_read_file(p, &d, &n), 0);
+    d[33] = 0x80, d[34] = d[35] = d[36] = 0; /* the IDAT chunk's length */
+    write_bytes("in.png", d, n);
+    free(d), free(p);
+}
+/* an image whose name carries a terminal escape and a newline */
+static void mk_img_escape_name(void) { write_garbage("in\x1b[2J\nFORGED.png", "", 0, 64); }
+
+static samc_status api_s3_config(samc_error *e)
+{
+    samc_model_params mp = samc_model_default_params();
+    mp.config = g_in;
+    samc_model *m = NULL;
+    samc_status st = samc_model_load(g_s3, &mp, &m, e);
+    samc_model_free(m);
+    return st;
+}
+static samc_status api_threads(samc_error *e)
+{
+    samc_model *m = NULL;
+    samc_model_params mp = samc_model_default_params();
+    mp.config = g_cfg;
+    samc_status st = samc_model_load(g_ck, &mp, &m, e);
+    samc_predictor_params pp = samc_predictor_default_params();
+    pp.n_threads = 100000;
+    samc_predictor *p = NULL;
+    if (!st)
+        st = samc_predictor_new(m, &pp, &p, e);
+    samc_predictor_free(p), samc_model_free(m);
+    return st;
+}
+
 /* --- frame directories ---------------------------------------------------------------- */
 
 static void frame_copy(const char *dir, const char *name, size_t prefix)
@@ -647,7 +924,6 @@ static void mk_frames_truncated(void)
 /* API runners                                                                */
 /* ------------------------------------------------------------------------ */
 
-static char *g_in; /* the case's input path */
 
 static samc_status api_load_model(samc_error *e)
 {
@@ -788,6 +1064,8 @@ typedef struct bad_case {
 
 #define SEG_MODEL "segment --model {IN} --config {CFG} --image {IMG} --point 10,10"
 #define SEG_IMAGE "segment --model {CK} --config {CFG} --image {IN} --point 1,1"
+#define SEG_CFG "segment --model {CK} --config {IN} --image {IMG} --point 1,1"
+#define SEG_S3 "segment --model {S3} --config {IN} --image {IMG} --text cat"
 #define SEG "segment --model {CK} --config {CFG} --image {IMG} "
 #define TRACK "track --model {VD} --config {VD} --frames {IN} --prompt 0:1:point=10,10"
 
@@ -878,11 +1156,11 @@ static const bad_case CASES[] = {
     {"img_empty", "image, empty", "0 bytes", mk_img_empty, "in.png", SEG_IMAGE, {"in.png", "image file is empty"},
      api_image, {"in.png", "empty"}},
     {"img_truncated_png", "PNG, truncated", "first 3000 bytes of fixtures/demo/demo.png", mk_img_truncated, "in.png",
-     SEG_IMAGE, {"in.png", "cannot decode image"}, api_image, {"in.png", "cannot decode"}},
+     SEG_IMAGE, {"in.png", "file is truncated"}, api_image, {"in.png", "not a readable PNG (file is truncated)"}},
     {"img_garbage", "image, garbage", "2 KiB of xorshift bytes", mk_img_garbage, "in.png", SEG_IMAGE,
      {"in.png", "not a readable image"}, api_image, {"in.png", "not a readable image"}},
     {"img_0x0", "PNG of 0x0 pixels", "IHDR width = height = 0", mk_img_zero, "in.png", SEG_IMAGE,
-     {"in.png", "not a readable image"}, api_image, {"in.png", "not a readable image"}},
+     {"in.png", "not a readable PNG"}, api_image, {"in.png", "Invalid IHDR"}},
     {"img_too_large", "PNG over the size limit", "IHDR 20000 x 8 (limit 16384 a side)", mk_img_huge, "in.png",
      SEG_IMAGE, {"in.png", "at most 16384 pixels a side"}, api_image, {"in.png", "20000x8"}},
     {"img_truncated_jpeg", "JPEG, truncated", "first half of a fixture video frame", mk_img_truncated_jpeg, "in.jpg",
@@ -892,7 +1170,7 @@ static const bad_case CASES[] = {
     {"img_pnm_overflow", "PPM whose width overflows an int", "\"P6\\n99999999999 4\\n255\\n\"", mk_img_pnm_overflow,
      "in.ppm", SEG_IMAGE, {"in.ppm", "PNM header number out of range"}, api_image, {"in.ppm", "not a readable image"}},
     {"img_png_empty_idat", "PNG whose first IDAT chunk is empty", "tests/fuzz_regress/image (fuzz find)",
-     mk_img_png_empty_idat, "in.png", SEG_IMAGE, {"in.png", "empty first IDAT chunk"}, api_image,
+     mk_img_png_empty_idat, "in.png", SEG_IMAGE, {"in.png", "not a readable PNG"}, api_image,
      {"in.png", "not a readable PNG"}},
     {"img_psd_alpha", "PSD with an alpha channel (stb's un-premultiply overflows)", "tests/fuzz_regress/image (fuzz find)",
      mk_img_psd_alpha, "in.psd", SEG_IMAGE, {"in.psd", "PSD with an alpha channel is not supported"}, api_image,
@@ -934,10 +1212,10 @@ static const bad_case CASES[] = {
      "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "not valid JSON"}, api_load_config,
      {"in.json", "not valid JSON"}},
     {"cfg_empty", "config file, empty", "0 bytes", mk_cfg_empty, "in.json",
-     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "config"}, api_load_config,
-     {"in.json", "config"}},
+     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "not valid JSON"}, api_load_config,
+     {"in.json", "not valid JSON"}},
     {"cfg_wrong_type", "config value of the wrong type", "trunk.embed_dim = \"ninety-six\"", mk_cfg_type, "in.json",
-     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "'image_encoder.trunk' must be an integer"},
+     "segment --model {CK} --config {IN} --image {IMG} --point 1,1", {"in.json", "'image_encoder.trunk.embed_dim' must be an integer"},
      api_load_config, {"in.json", "must be an integer"}},
     {"cfg_window0", "config with window_spec[0] = 0", "fuzz find: divided by zero in the pos-embed tiling",
      mk_cfg_window0, "in.json", "segment --model {CK} --config {IN} --image {IMG} --point 1,1",
@@ -963,6 +1241,89 @@ static const bad_case CASES[] = {
      {"00001.jpg", "not a regular file"}, api_frames, {"00001.jpg", "not a regular file"}},
     {"frames_truncated", "truncated JPEG frame", "00001.jpg cut in half (header intact)", mk_frames_truncated,
      "frames", TRACK, {"00001.jpg", "file is truncated"}, api_frames_track, {"00001.jpg", "truncated"}},
+    /* issue 23: SAM 2 configs */
+    {"cfg_memattn_layers", "memory_attention.num_layers past the model's array", "num_layers = 9 (at most 8)",
+     mk_cfg_memattn_layers, "in.json", SEG_CFG, {"in.json", "memory_attention.num_layers = 9 is outside 0..8"},
+     api_load_config, {"in.json", "memory_attention.num_layers"}},
+    {"cfg_fuser_layers", "memory_encoder.fuser.num_layers past the model's array", "fuser.num_layers = 9",
+     mk_cfg_fuser_layers, "in.json", SEG_CFG, {"in.json", "memory_encoder.fuser.num_layers = 9 is outside 0..8"},
+     api_load_config, {"in.json", "fuser.num_layers"}},
+    {"cfg_unknown_key", "misspelt config key", "image_sise = 160", mk_cfg_misspelt, "in.json", SEG_CFG,
+     {"in.json", "unknown config key 'image_sise'"}, api_load_config, {"in.json", "'image_sise'"}},
+    {"cfg_duplicate_key", "config key given twice (Python keeps the last)", "image_size: 160, then \"160\"",
+     mk_cfg_duplicate, "in.json", SEG_CFG, {"in.json", "'image_size' must be an integer"}, api_load_config,
+     {"in.json", "'image_size'"}},
+    {"cfg_nul_key", "config key with an escaped NUL", "\"image_size\\u0000junk\"", mk_cfg_nul_key, "in.json",
+     SEG_CFG, {"in.json", "escaped NUL"}, api_load_config, {"in.json", "\\u0000"}},
+    {"cfg_untileable", "image_size the position-embedding window cannot tile", "image_size 176: 44x44 grid, window 10",
+     mk_cfg_untileable, "in.json", SEG_CFG, {"in.json", "image_size 176 gives a 44x44 patch grid"}, api_load_config,
+     {"in.json", "window_spec[0]"}},
+    {"cfg_image_size_big", "image_size past the budget", "image_size 8160 (3 KB config, minutes of work)",
+     mk_cfg_too_big, "in.json", SEG_CFG, {"in.json", "image_size 8160 is over 2048"}, api_load_config,
+     {"in.json", "image_size 8160"}},
+    /* issue 23: SAM 3 configs */
+    {"s3_cfg_img_size", "SAM 3 img_size without bound", "trunk img_size 10^6 (side*side overflowed)", mk_s3_img_size,
+     "in.json", SEG_S3, {"in.json", "'image.backbone.visual.trunk.img_size' = 1e+06 is outside"}, api_s3_config,
+     {"in.json", "img_size"}},
+    {"s3_cfg_window", "SAM 3 window_size without bound", "trunk window_size 100000", mk_s3_window, "in.json", SEG_S3,
+     {"in.json", "'image.backbone.visual.trunk.window_size' = 100000 is outside"}, api_s3_config,
+     {"in.json", "window_size"}},
+    {"s3_cfg_unknown_key", "misspelt SAM 3 config key", "trunk img_sise", mk_s3_misspelt, "in.json", SEG_S3,
+     {"in.json", "unknown config key 'image.backbone.visual.trunk.img_sise'"}, api_s3_config, {"in.json", "img_sise"}},
+    /* issue 23: checkpoints */
+    {"pt_model_twice", "data.pkl with the key \"model\" twice", "a valid state dict, then {} (pickle keeps the last)",
+     mk_pt_model_twice, "in.pt", SEG_MODEL, {"in.pt", "holds no tensors"}, api_load_model, {"in.pt", "no tensors"}},
+    {"pt_two_eocd", "zip with two central directories", "the fixture, a second directory in the first's comment",
+     mk_pt_two_eocd, "in.pt", SEG_MODEL, {"in.pt", "2 end-of-central-directory records"}, api_load_model,
+     {"in.pt", "end-of-central-directory"}},
+    {"pt_pickle_budget", "pickle of empty objects", "400000 EMPTY_LIST opcodes (400 KB)", mk_pt_pickle_budget, "in.pt",
+     SEG_MODEL, {"in.pt", "bytes of memory"}, api_load_model, {"data.pkl", "budget"}},
+    {"pt_pickle_ratio", "deflated data.pkl inflating 1000x", "2 MiB of NONE opcodes, deflated", mk_pt_pickle_ratio,
+     "in.pt", SEG_MODEL, {"in.pt", "inflates from"}, api_load_model, {"data.pkl", "decompression bomb"}},
+    {"st_nul_key", ".safetensors key with an escaped NUL", "\"a\\u0000junk\"", mk_st_nul_key, "in.safetensors",
+     SEG_MODEL, {"in.safetensors", "escaped NUL"}, api_load_model, {"in.safetensors", "\\u0000"}},
+    {"st_trailing_bytes", "bytes after the last tensor", "4 data bytes used of 8", mk_st_trailing, "in.safetensors",
+     SEG_MODEL, {"in.safetensors", "trailing bytes"}, api_load_model, {"in.safetensors", "cover 4 bytes of a 8"}},
+    {"st_gap", "gap before the first tensor", "data_offsets [4,8]", mk_st_gap, "in.safetensors", SEG_MODEL,
+     {"in.safetensors", "4 unused bytes before tensor 'a'"}, api_load_model, {"in.safetensors", "unused bytes"}},
+    {"st_metadata_number", "__metadata__ value that is not a string", "{\"v\": 1}", mk_st_meta_number,
+     "in.safetensors", SEG_MODEL, {"in.safetensors", "__metadata__ entry 'v' is not a string"}, api_load_model,
+     {"in.safetensors", "__metadata__"}},
+    {"st_header_nodes", "header of a million JSON values", "an array of 2^20 + 9 zeros (2 MB)", mk_st_meta_bomb,
+     "in.safetensors", SEG_MODEL, {"in.safetensors", "more than 1048576 values"}, api_load_model,
+     {"in.safetensors", "1048576"}},
+    {"st_many_tensors", "65537 empty tensors", "65537 F32 [0] entries", mk_st_many, "in.safetensors", SEG_MODEL,
+     {"in.safetensors", "more than 65536 tensors"}, api_load_model, {"in.safetensors", "65536"}},
+    /* issue 23: images */
+    {"img_ppm_truncated", "PPM with fewer pixels than its header", "16 bytes: \"P6 80 60 255\" + 3 bytes",
+     mk_img_ppm_short, "in.ppm", SEG_IMAGE, {"in.ppm", "image file is truncated"}, api_image, {"in.ppm", "80x60"}},
+    {"img_tga_truncated", "TGA with fewer pixels than its header", "64x64 24-bit, 100 pixel bytes", mk_img_tga_short,
+     "in.tga", SEG_IMAGE, {"in.tga", "image file is truncated"}, api_image, {"in.tga", "truncated"}},
+    {"img_bmp_palette", "8-bit BMP whose indices pass its palette", "2 colours, indices up to 200",
+     mk_img_bmp_palette, "in.bmp", SEG_IMAGE, {"in.bmp", "palette index"}, api_image, {"in.bmp", "2 colours"}},
+    {"img_hdr_no_pixels", "flat HDR without pixels", "a 4x4 header, no data", mk_img_hdr_flat, "in.hdr", SEG_IMAGE,
+     {"in.hdr", "truncated"}, api_image, {"in.hdr", "truncated"}},
+    {"img_bmp_bomb", "54-byte BMP declaring 16384x16384", "header only", mk_img_bmp_bomb, "in.bmp", SEG_IMAGE,
+     {"in.bmp", "decompression bomb"}, api_image, {"in.bmp", "16384x16384"}},
+    {"img_bmp_header_only", "BMP header of 12000x12000 pixels without them", "54 bytes, 144 Mpixel",
+     mk_img_bmp_header_only, "in.bmp", SEG_IMAGE, {"in.bmp", "image file is truncated"}, api_image,
+     {"in.bmp", "12000x12000"}},
+    {"img_png_crc", "PNG with a bad chunk CRC", "a tEXt chunk, CRC off by one bit", mk_img_png_crc, "in.png",
+     SEG_IMAGE, {"in.png", "CRC"}, api_image, {"in.png", "not a readable PNG"}},
+    {"img_png_palette", "palette PNG whose indices pass its palette", "2 colours, index 7", mk_img_png_palette,
+     "in.png", SEG_IMAGE, {"in.png", "palette index"}, api_image, {"in.png", "palette"}},
+    {"img_png_rgba16_huge", "valid 16-bit RGBA 16384x16384 PNG header", "IHDR only", mk_img_png_rgba16_huge, "in.png",
+     SEG_IMAGE, {"in.png", "decompression bomb"}, api_image, {"in.png", "SAMC_MAX_IMAGE_PIXELS"}},
+    {"img_png_chunk_len", "PNG chunk length 2^31", "IDAT length 0x80000000", mk_img_png_chunk_len, "in.png",
+     SEG_IMAGE, {"in.png", "not a readable PNG ("}, api_image, {"in.png", "not a readable PNG"}},
+    {"img_escape_name", "image name with a terminal escape and a newline", "\"in<ESC>[2J<LF>FORGED.png\"",
+     mk_img_escape_name, "in\x1b[2J\nFORGED.png", SEG_IMAGE, {"\\x1b[2J\\x0aFORGED.png"}, api_image,
+     {"\\x1b[2J\\x0aFORGED"}},
+    {"img_psd_height_int_min", "PSD of height 2^31", "tests/fuzz_regress/image (fuzz find)", mk_img_psd_int_min,
+     "in.psd", SEG_IMAGE, {"in.psd", "not a readable image (height -2147483648)"}, api_image, {"in.psd", "height"}},
+    /* issue 23: threads */
+    {"threads_too_many", "thread count past SAMC_MAX_THREADS", "--threads 100000 / n_threads 100000", NULL, NULL,
+     SEG "--point 1,1 --threads 100000", {"--threads", "256"}, api_threads, {"n_threads", "0..256"}},
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -981,7 +1342,8 @@ static char *subst(const char *tok)
     static const struct {
         const char *k;
         char **v;
-    } m[] = {{"{IN}", &g_in}, {"{CK}", &g_ck}, {"{CFG}", &g_cfg}, {"{IMG}", &g_img}, {"{VD}", &g_vd}, {"{VF}", &g_vf}};
+    } m[] = {{"{IN}", &g_in}, {"{CK}", &g_ck}, {"{CFG}", &g_cfg}, {"{IMG}", &g_img}, {"{VD}", &g_vd}, {"{VF}", &g_vf},
+       {"{S3}", &g_s3}};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         const char *p = strstr(tok, m[i].k);
         if (p)
@@ -1130,6 +1492,7 @@ static int setup(void **state)
     g_vd = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
     g_vf = tu_src_path("fixtures/video/tiny_v1_sam21_s128_frames");
     g_dump = tu_src_path("fixtures/tiny_c_sam21_s160.h5");
+    g_s3 = tu_src_path("fixtures/sam3/tiny_s2_sam3.pt");
     samc_error e = {0};
     samc_image img;
     if (samc_predictor_load(g_ck, g_cfg, &g_pred, &e) || samc_image_load(g_img, &img, &e) ||
@@ -1148,7 +1511,7 @@ static int teardown(void **state)
     samc_predictor_free(g_pred);
     samc_tracker_free(g_trk);
     tu_rmtree(g_tmp);
-    free(g_tmp), free(g_samc), free(g_ck), free(g_cfg), free(g_st), free(g_img), free(g_vd), free(g_vf), free(g_dump);
+    free(g_tmp), free(g_samc), free(g_ck), free(g_cfg), free(g_st), free(g_img), free(g_vd), free(g_vf), free(g_dump), free(g_s3);
     return 0;
 }
 
@@ -1186,7 +1549,9 @@ static void test_images_accepted(void **state)
             for (int x = 0; x < img.w; x++)
                 for (int c = 0; c < 3; c++) {
                     const int src_c = imgs[i].ch >= 3 ? c : 0; /* gray replicated, alpha dropped */
-                    const unsigned want = (unsigned)(x * 40 + y * 7 + src_c * 60) & 0xFF;
+                    unsigned want = (unsigned)(x * 40 + y * 7 + src_c * 60) & 0xFF;
+                    if (imgs[i].depth == 16 && imgs[i].ch == 1) /* Pillow's "I": (v << 8 | 0x5A) clipped */
+                        want = want ? 255 : 0x5A;
                     assert_int_equal(img.rgb[((size_t)y * img.w + x) * 3 + c], want);
                 }
         /* the predictor runs on it and gives finite masks of its size */
@@ -1217,6 +1582,32 @@ static void test_images_accepted(void **state)
         free(g_in);
     }
     g_in = NULL;
+}
+
+/* Accepted inputs that decode exactly as Pillow's Image.open(f).convert("RGB")
+ * (tests/data/images/, NAME.pillow.rgb, made with Debian's Pillow 9.4): a CMYK
+ * JPEG with an Adobe marker (Pillow inverts and converts it; libjpeg alone
+ * refused it) and a top-down BMP (negative height). */
+static void test_images_as_pillow(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"cmyk_adobe.jpg", "bmp24_top_down.bmp"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *img = tu_strdupf("tests/data/images/%s", names[i]), *ref = tu_strdupf("%.*s.pillow.rgb",
+                                                                                   (int)(strrchr(img, '.') - img), img);
+        char *ip = tu_src_path(img), *rp = tu_src_path(ref);
+        uint8_t *want = NULL;
+        size_t n = 0;
+        assert_int_equal(tu_read_file(rp, &want, &n), 0);
+        samc_image im;
+        samc_error e = {0};
+        if (samc_image_load(ip, &im, &e))
+            fail_msg("%s: %s", names[i], e.msg);
+        assert_int_equal((size_t)im.w * im.h * 3, n);
+        assert_memory_equal(im.rgb, want, n);
+        samc_image_free(&im);
+        free(want), free(img), free(ref), free(ip), free(rp);
+    }
 }
 
 /* Non-finite weights load when asked for (CLI flag and API option). */
@@ -1292,6 +1683,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_catalogue),
         cmocka_unit_test(test_images_accepted),
+        cmocka_unit_test(test_images_as_pillow),
         cmocka_unit_test(test_allow_nonfinite),
         cmocka_unit_test(test_no_partial_outputs),
     };

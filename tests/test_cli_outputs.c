@@ -40,6 +40,12 @@ static void test_help_and_version(void **s)
     r = samc("--version");
     assert_int_equal(r.rc, 0);
     tu_assert_contains(r.out, "samc 0.");
+    tu_assert_contains(r.out, "kernels "); /* the instruction-set level chosen */
+    run_free(&r);
+    r = samc("info");
+    assert_int_equal(r.rc, 0);
+    tu_assert_contains(r.out, "system: kernels ");
+    tu_assert_contains(r.out, "implementations");
     run_free(&r);
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         for (int form = 0; form < 2; form++) {

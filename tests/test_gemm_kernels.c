@@ -122,18 +122,9 @@ static void test_f32_wpack(void **st)
 }
 
 /* fp32: the result does not depend on the thread grid, and equals
- * samc__fast_linear's bit for bit (the layers can switch without parity moving).
- * Bit for bit with samc's own AVX-512 sgemm; the portable build's OpenBLAS
- * picks kernels by shape, so there only within rounding. */
-#if defined(__AVX512F__)
+ * samc__fast_linear's bit for bit (the layers can switch without parity
+ * moving): every level's kernel takes each element's products in k order. */
 #define assert_same(a, b, n) assert_memory_equal(a, b, n)
-#else
-static void assert_same(const float *a, const float *b, size_t bytes)
-{
-    for (size_t i = 0; i < bytes / sizeof(float); i++)
-        assert_true(fabsf(a[i] - b[i]) <= 2e-4f * (1.0f + fabsf(a[i])));
-}
-#endif
 static void test_f32_grids_bitwise(void **st)
 {
     (void)st;
@@ -194,8 +185,8 @@ static void test_grid(void **st)
 static void test_bf16_kernels(void **st)
 {
     (void)st;
-    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_AMX};
-    for (int i = 0; i < 4; i++) {
+    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_AMX, FAST_KERN_NEON_BF16};
+    for (int i = 0; i < 5; i++) {
         if (!samc__fast_cpu_has_kernel(kerns[i])) {
             printf("  bf16 kernel %s: not on this CPU, skipped\n", samc__fast_bf16_kernel_name(kerns[i]));
             continue;
@@ -219,8 +210,8 @@ static void test_bf16_layouts_interchange(void **st)
     assert_int_equal(samc__fast_bf16_pack_for(&w, p.W, p.K + 1, p.N, p.K, FAST_KERN_AMX), SAMC_OK);
     assert_int_equal(w.Kp, 128);
     float *C = malloc(sizeof(float) * (size_t)p.M * p.ldc);
-    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU};
-    for (int i = 0; i < 3; i++) {
+    const int kerns[] = {FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_NEON_BF16};
+    for (int i = 0; i < 4; i++) {
         if (!samc__fast_cpu_has_kernel(kerns[i]))
             continue;
         samc__fast_bf16_force_kernel(kerns[i]);
@@ -260,8 +251,8 @@ static void test_bf16_rounding(void **st)
 static void test_residual_input(void **st)
 {
     (void)st;
-    const int kerns[] = {-2 /* fp32 */, FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU};
-    for (int kk = 0; kk < 4; kk++) {
+    const int kerns[] = {-2 /* fp32 */, FAST_KERN_FALLBACK, FAST_KERN_AVX512BF16, FAST_KERN_AMX_EMU, FAST_KERN_NEON_BF16};
+    for (int kk = 0; kk < 5; kk++) {
         if (kerns[kk] >= 0 && !samc__fast_cpu_has_kernel(kerns[kk]))
             continue;
         for (int v = 0; v < 3; v++) {

@@ -16,7 +16,11 @@
  * CI budget (SAM 3: at 112 px, an 8 x 8 grid, windowed blocks on one whole
  * 24 x 24 window); SAMC_OPTEST_FULL=1 runs the models at 1024 (1008) with
  * their real grids (minutes per config; docs/architecture.md records a
- * run). SAMC_OPTEST_CONFIGS=t,l,sam3 picks configs.
+ * run). SAMC_OPTEST_CONFIGS=t,l,sam3 picks configs. SAMC_OPTEST_REF=fast
+ * takes another implementation as the reference (the GPU's op test: ref at
+ * the real shapes of l takes hours), SAMC_OPTEST_IMPLS=cuda,cuda-bf16 runs
+ * only those (a plugin's are loaded by name; docs/gpu.md),
+ * SAMC_OPTEST_THREADS sets the CPU implementations' threads (2).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,25 +136,41 @@ typedef struct variant {
     bool sam3_mask_size;
 } variant;
 
-/* An exec of `model` per implementation that can serve its family: ref
- * first, then every other available one (one lacking the family's bodies,
- * as bf16 SAM 3's, is left out: it falls back nowhere). */
+/* Whether `name` is in the comma-separated `list` (NULL or empty: all). */
+static bool listed(const char *list, const char *name)
+{
+    if (!list || !*list)
+        return true;
+    const size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* An exec of `model` per implementation that can serve its family: the
+ * reference (SAMC_OPTEST_REF, ref) first, then every other available one
+ * (SAMC_OPTEST_IMPLS: those listed; one lacking the family's bodies, as
+ * bf16 SAM 3's, is left out: it falls back nowhere). */
 static samc_status open_execs(op_run *o, const samc_layer_family *fam, const void *model, samc_model_base *base,
                               samc_error *err)
 {
     samc_status st = SAMC_OK;
-    for (int k = -1; !st && k < samc_impl_count() && o->n_execs < 8; k++) { /* ref first */
-        const samc_impl *impl = k < 0 ? samc_impl_find("ref") : samc_impl_get(k);
-        if ((k >= 0 && !strcmp(impl->name, "ref")) || (impl->available && !impl->available(NULL)))
+    const char *ref = getenv("SAMC_OPTEST_REF"), *only = getenv("SAMC_OPTEST_IMPLS"), *nt = getenv("SAMC_OPTEST_THREADS");
+    ref = ref && *ref ? ref : "ref";
+    for (int k = -1; !st && k < samc_impl_count() && o->n_execs < 8; k++) { /* the reference first */
+        const samc_impl *impl = k < 0 ? samc_impl_lookup(ref, "SAMC_OPTEST_REF", &st, err) : samc_impl_get(k);
+        if (!impl || (k >= 0 && (!strcmp(impl->name, ref) || !listed(only, impl->name))) ||
+            (impl->available && !impl->available(NULL)))
             continue;
         samc_error e = {0};
         samc_status s2 = samc_exec_init_impl(&o->execs[o->n_execs], fam, model, base, impl->name, &e);
-        if (s2 && (!strcmp(impl->name, "ref") || !strcmp(impl->name, "fast")))
+        if (s2 && (!strcmp(impl->name, ref) || !strcmp(impl->name, "fast")))
             st = samc_fail(err, s2, "%s", e.msg);
         else if (s2)
             printf("%-15s %-6s skipped: %s\n", o->config, impl->name, e.msg);
         else
-            samc_exec_set_threads(&o->execs[o->n_execs++], 2);
+            samc_exec_set_threads(&o->execs[o->n_execs++], nt ? atoi(nt) : 2);
     }
     return st;
 }
@@ -250,6 +270,18 @@ static int run_sam3(bool full, double *worst_rel, double *worst_nmse)
 static void test_ops(void **s)
 {
     (void)s;
+    const char *only = getenv("SAMC_OPTEST_IMPLS");
+    if (only && *only) { /* a plugin's implementations are loaded by name */
+        char names[128];
+        snprintf(names, sizeof names, "%s", only);
+        for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            samc_error err = {0};
+            samc_status st = SAMC_OK;
+            if (!samc_impl_lookup(tok, "SAMC_OPTEST_IMPLS", &st, &err))
+                print_error("%s\n", err.msg);
+            assert_int_equal(st, SAMC_OK);
+        }
+    }
     const char *full_env = getenv("SAMC_OPTEST_FULL");
     const bool full = full_env && atoi(full_env) != 0;
     const char *env = getenv("SAMC_OPTEST_CONFIGS");

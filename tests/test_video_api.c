@@ -267,9 +267,52 @@ static void test_streaming_bounded(void **s)
     free(path);
 }
 
+/* A propagate callback that calls back into its tracker (issue 23: opening
+ * other frames freed the video under the loop): every changing call is
+ * refused with a status, free is ignored, reads work. */
+typedef struct reenter {
+    samc_tracker *t;
+    int calls, refused;
+} reenter;
+
+static samc_status reenter_cb(void *user, const samc_frame_masks *m)
+{
+    (void)m;
+    reenter *r = user;
+    samc_error e = {0};
+    const uint8_t px[3 * 16] = {0};
+    r->refused += samc_tracker_open_frames(r->t, px, 1, 4, 4, &e) == SAMC_ERR_ARG && strstr(e.msg, "callback");
+    r->refused += samc_tracker_reset(r->t, &e) == SAMC_ERR_ARG;
+    r->refused += samc_tracker_propagate(r->t, 0, 1, 0, NULL, NULL, &e) == SAMC_ERR_ARG;
+    samc_tracker_free(r->t); /* ignored while propagate runs */
+    r->refused += samc_tracker_num_frames(r->t) > 0;
+    r->calls++;
+    return SAMC_OK;
+}
+
+static void test_callback_reentry_refused(void **s)
+{
+    (void)s;
+    samc_dump *d = NULL;
+    samc_tracker *t = open_v1(&d);
+    samc_error e = {0};
+    float pt[2] = {40, 40};
+    int32_t l[1] = {1};
+    assert_int_equal(samc_tracker_add_points(t, 0, 1, pt, l, 1, NULL, 1, NULL, &e), SAMC_OK);
+    reenter r = {t, 0, 0};
+    assert_int_equal(samc_tracker_propagate(t, 0, 3, 0, reenter_cb, &r, &e), SAMC_OK);
+    assert_true(r.calls > 0);
+    assert_int_equal(r.refused, 4 * r.calls);
+    /* after propagate returns, the tracker works again */
+    assert_int_equal(samc_tracker_reset(t, &e), SAMC_OK);
+    samc_tracker_free(t);
+    samc_dump_close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_reproduces_official), cmocka_unit_test(test_bad_uses),
+                                       cmocka_unit_test(test_callback_reentry_refused),
                                        cmocka_unit_test(test_streaming_bounded),
                                        cmocka_unit_test(test_frames_dir_matches_pillow),
                                        cmocka_unit_test(test_non_overlap_from_config)};

@@ -48,6 +48,8 @@ def parse_args():
     sam2_build.add_model_args(p)
     p.add_argument("--samc-bench", required=True, help="the tools/bench_amg.c binary")
     p.add_argument("--impl", default="fast")
+    p.add_argument("--device", default="cpu", help="where the official generator runs (cuda: the GPU, as samc's "
+                   "--impl cuda; tools/cuda_device.sh)")
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--shapes", type=int, default=24)
     p.add_argument("--points-per-side", type=int, default=32)
@@ -59,10 +61,17 @@ def parse_args():
     return p.parse_args()
 
 
+def sync():
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def official_amg(gen, image):
+    sync()
     t0, c0 = time.perf_counter(), time.process_time()
     with torch.no_grad():
         records = gen.generate(image)
+    sync()
     return time.perf_counter() - t0, time.process_time() - c0, len(records)
 
 
@@ -76,10 +85,13 @@ def official_decoder(gen, image, batch, runs):
         pred.set_image(image)
         best = float("inf")
         for _ in range(runs):
+            sync()
             t0 = time.perf_counter()
             p = pred._transforms.transform_coords(torch.as_tensor(pts), normalize=True, orig_hw=(h, w))
-            masks, _, _ = pred._predict(p[:, None, :], torch.ones(batch, 1, dtype=torch.int),
+            masks, _, _ = pred._predict(p[:, None, :].to(pred.device),
+                                        torch.ones(batch, 1, dtype=torch.int, device=pred.device),
                                         multimask_output=True, return_logits=True)
+            sync()
             best = min(best, time.perf_counter() - t0)
     return masks.shape[1] * batch / best, best
 
@@ -107,14 +119,14 @@ def main():
                   stability_score_offset=1.0, mask_threshold=0.0, box_nms_thresh=0.7, crop_n_layers=0,
                   crop_nms_thresh=0.7, crop_overlap_ratio=512 / 1500, crop_n_points_downscale_factor=1,
                   min_mask_region_area=0, output_mode="uncompressed_rle", use_m2m=False, multimask_output=True)
-    gen = dump_sam2_amg.make_generator(built.model, params)
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, "
           f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '')}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}, {built.source}")
     rows = {"samc": [], "pytorch": []}
     with tempfile.TemporaryDirectory() as tmp:
         ckpt, cfg, png = (os.path.join(tmp, n) for n in ("model.pt", "config.json", "image.png"))
         torch.save({"model": built.model.state_dict()}, ckpt)
+        gen = dump_sam2_amg.make_generator(built.model.to(args.device), params)
         with open(cfg, "w") as f:
             f.write(built.config_json)
         from PIL import Image

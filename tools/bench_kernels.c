@@ -7,16 +7,19 @@
  * windowed and global blocks through the fused kernel, and the element-wise
  * kernels (LayerNorm, GELU, softmax) in GB/s next to memcpy's.
  *
- *   cc -O3 -march=native -fopenmp -I. -Icore -Iinclude tools/bench_kernels.c build/libsamc.a \
- *      $(pkg-config --libs openblas libcjson libzip libjpeg hdf5) -lm -o build/bench_kernels
- *   OMP_WAIT_POLICY=PASSIVE build/bench_kernels [--threads N] [--model t|s|b+|l|all] [--reps N]
- *                                               [--no-bf16] [--no-attention] [--no-gemm] [--elementwise]
+ *   cmake --build build --target bench_kernels
+ *   OMP_WAIT_POLICY=PASSIVE [SAMC_ISA=v2|v3|v4] build/bench_kernels [--threads N] [--model t|s|b+|l|all]
+ *        [--reps N] [--no-bf16] [--no-attention] [--no-gemm] [--elementwise]
+ *
+ * The kernels run at the level the CPU runs (fast/isa.h; SAMC_ISA lowers
+ * it), and the FMA peak is that level's: each level's % of its own peak.
  *
  * One thread: time is the thread's CPU time (steady on a shared machine);
  * more: wall time. Each figure is the median of --reps runs (default 5)
  * after one warm-up. The FMA peak is a register-only loop of 12 independent
- * FMA chains per thread (as `samc bench --sgemm`), the bf16 peak the same
- * with vdpbf16ps (counted as 2 FLOP per bf16 pair product). */
+ * FMA chains per thread of the level's width (as `samc bench --sgemm`), the
+ * bf16 peak the same with vdpbf16ps (counted as 2 FLOP per bf16 pair
+ * product) where the bf16 kernel is AVX512_BF16's or AMX's. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -25,9 +28,9 @@
 #include <time.h>
 
 #include "fast/fast.h"
-#include "fast/simd.h"
+#include "fast/isa.h"
 
-#if defined(__AVX512F__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -54,46 +57,52 @@ static double median(double *v, int n)
 
 /* ---- peaks ------------------------------------------------------------------ */
 
-static double fma_peak(int bf16)
+#if defined(__x86_64__) && defined(__GNUC__) && (__GNUC__ >= 11 || defined(__clang__))
+/* vdpbf16ps chains, compiled for AVX512_BF16 whatever the build's flags */
+__attribute__((target("avx512f,avx512bf16"))) static float bf16_loop(long n)
 {
-#if defined(__AVX512F__)
-    const long n = 4000000;
     float sink = 0;
-    const double t0 = now_s();
 #pragma omp parallel num_threads(g_threads) reduction(+ : sink)
     {
         __m512 a[12];
         for (int i = 0; i < 12; i++)
             a[i] = _mm512_set1_ps(1.0f + 0.1f * (float)(i + omp_get_thread_num()));
-        const __m512 b = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-8f);
-#if defined(__AVX512BF16__)
         const __m512i hb = _mm512_set1_epi32(0x3f803f80);
-        if (bf16) {
-            for (long it = 0; it < n; it++) {
+        for (long it = 0; it < n; it++) {
 #pragma GCC unroll 12
-                for (int i = 0; i < 12; i++)
-                    a[i] = _mm512_dpbf16_ps(a[i], (__m512bh)hb, (__m512bh)hb);
-            }
-        } else
-#endif
-            for (long it = 0; it < n; it++) {
-#pragma GCC unroll 12
-                for (int i = 0; i < 12; i++)
-                    a[i] = _mm512_fmadd_ps(a[i], b, c);
-            }
+            for (int i = 0; i < 12; i++)
+                a[i] = _mm512_dpbf16_ps(a[i], (__m512bh)hb, (__m512bh)hb);
+        }
         float tmp[16];
         for (int i = 0; i < 12; i++) {
             _mm512_storeu_ps(tmp, a[i]);
             sink += tmp[0];
         }
     }
-    const double t = now_s() - t0;
-    (void)bf16;
-    return sink != 0 ? (bf16 ? 4.0 : 2.0) * 16 * 12 * (double)n * g_threads / t * 1e-9 : 0;
-#else
-    (void)bf16;
-    return 0;
+    return sink;
+}
+#define HAVE_BF16_LOOP 1
 #endif
+
+/* GFLOP/s of the level's FMA loop (bf16 0) or of vdpbf16ps (bf16 1; 0 when
+ * the bf16 kernel does not use it) on g_threads threads. */
+static double fma_peak(int bf16)
+{
+    const long n = 4000000;
+    const fast_isa *isa = samc__fast_isa();
+    const int k = samc__fast_bf16_kernel();
+    if (bf16 && k != FAST_KERN_AVX512BF16 && k != FAST_KERN_AMX)
+        return 0;
+    const double t0 = now_s();
+    float sink = 0;
+#ifdef HAVE_BF16_LOOP
+    if (bf16)
+        sink = bf16_loop(n);
+    else
+#endif
+        sink = isa->fma_loop(g_threads, n);
+    const double t = now_s() - t0;
+    return sink != 0 ? (bf16 ? 4.0 * 16 : 2.0 * isa->lanes) * 12 * (double)n * g_threads / t * 1e-9 : 0;
 }
 
 /* ---- shapes ------------------------------------------------------------------ */
@@ -148,10 +157,10 @@ static void bench_gemm(const char *what, int M, int N, int K, int count, tally *
         int gm, gn;
         samc__fast_gemm_grid(g_threads, M, N, K, &gm, &gn);
         printf("  gemm %-4s %-22s %6d x %5d x %5d  grid %2dx%-2d %8.2f ms %7.1f GFLOP/s %5.1f%% of %s peak %.0f\n",
-               dt ? "bf16" : "fp32", what, M, N, K, gm, gn, 1e3 * t, g, 100.0 * g / peak, dt ? "bf16" : "FMA", peak);
+               dt ? "bf16" : "fp32", what, M, N, K, gm, gn, 1e3 * t, g, peak > 0 ? 100.0 * g / peak : 0, dt ? "bf16" : "FMA", peak);
         printf("RESULT kind=gemm dtype=%s class=\"%s\" M=%d N=%d K=%d threads=%d ms=%.3f gflops=%.1f peak=%.1f "
                "pct=%.1f\n",
-               dt ? "bf16" : "fp32", what, M, N, K, g_threads, 1e3 * t, g, peak, 100.0 * g / peak);
+               dt ? "bf16" : "fp32", what, M, N, K, g_threads, 1e3 * t, g, peak, peak > 0 ? 100.0 * g / peak : 0);
         tally *ty = dt ? t16 : t32;
         ty->flops += fl * count, ty->secs += t * count;
         samc__fast_wpack_free(&w);
@@ -204,11 +213,12 @@ static void bench_attention(const char *what, int windows, int L, int d, int hea
     }
     const double t = median(ts, g_reps), g = fl / t * 1e-9;
     printf("  attn %s %-22s %5d x %-4d x %3d d x %2d heads %8.2f ms %7.1f GFLOP/s %5.1f%% of %s peak %.0f\n",
-           bf16 ? "bf16" : "fp32", what, windows, L, d, heads, 1e3 * t, g, 100.0 * g / peak, bf16 ? "bf16" : "FMA",
-           peak);
+           bf16 ? "bf16" : "fp32", what, windows, L, d, heads, 1e3 * t, g, peak > 0 ? 100.0 * g / peak : 0,
+           bf16 ? "bf16" : "FMA", peak);
     printf("RESULT kind=attention dtype=%s class=\"%s\" windows=%d L=%d d=%d heads=%d threads=%d ms=%.3f "
            "gflops=%.1f peak=%.1f pct=%.1f\n",
-           bf16 ? "bf16" : "fp32", what, windows, L, d, heads, g_threads, 1e3 * t, g, peak, 100.0 * g / peak);
+           bf16 ? "bf16" : "fp32", what, windows, L, d, heads, g_threads, 1e3 * t, g, peak,
+           peak > 0 ? 100.0 * g / peak : 0);
     ta->flops += fl * count, ta->secs += t * count;
     free(qkv), free(o), free(kv);
 }
@@ -345,7 +355,8 @@ int main(int argc, char **argv)
     }
     g_threads = g_threads < 1 ? 1 : g_threads;
     g_reps = g_reps < 1 ? 1 : g_reps > 64 ? 64 : g_reps;
-    printf("bench_kernels: %d thread(s), median of %d, SIMD %s, bf16 kernel %s\n", g_threads, g_reps, SAMC_SIMD_NAME,
+    printf("bench_kernels: %d thread(s), median of %d, kernels %s, bf16 kernel %s\n", g_threads, g_reps,
+           samc__fast_isa()->name,
            samc__fast_bf16_kernel_name(samc__fast_bf16_kernel()));
     printf("FMA peak %.1f GFLOP/s, bf16 peak %.1f GFLOP/s (%d thread(s), now)\n", fma_peak(0), fma_peak(1),
            g_threads);

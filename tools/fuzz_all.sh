@@ -17,7 +17,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:?usage: tools/fuzz_all.sh SECONDS [HARNESS ...]}
 shift
-ALL="pickle pt safetensors h5dump config_json image cli_args frames_dir tokenizer tokenizer_vocab"
+ALL="pickle pt safetensors h5dump config_json sam3_config image cli_args frames_dir tokenizer tokenizer_vocab serve_request video_file"
 HARNESSES=${*:-$ALL}
 BUILD=${BUILD:-$SRC/build-fuzz}
 OUT=${OUT:-$BUILD/fuzz-out}
@@ -54,6 +54,7 @@ for h in $HARNESSES; do
     pickle) extra=(-dict="$SRC/fuzz/pickle.dict" -max_len=65536) ;;
     pt) extra=(-dict="$SRC/fuzz/pickle.dict" -max_len=16384) ;;
     safetensors | config_json) extra=(-dict="$SRC/fuzz/json.dict" -max_len=8192) ;;
+    sam3_config) extra=(-dict="$SRC/fuzz/json.dict" -max_len=16384) ;;
     # libhdf5 is not hardened and hangs or crashes on some corrupt files
     # (docs/hostile_input.md): run in fork mode so such a finding does not end
     # the run; each artefact is classified below.
@@ -63,10 +64,13 @@ for h in $HARNESSES; do
     frames_dir) extra=(-max_len=16384) ;;
     tokenizer) extra=(-max_len=4096) ;;
     tokenizer_vocab) extra=(-max_len=4096) ;;
+    serve_request) extra=(-dict="$SRC/fuzz/json.dict" -max_len=4096) ;;
+    video_file) extra=(-max_len=65536) ;;
   esac
   log=$OUT/$h.log
   stamp=$OUT/.stamp_$h
   touch "$stamp"
+  t0=$(date +%s)
   # -rss_limit_mb/-malloc_limit_mb: a single allocation over 2 GiB is a
   # finding (inputs of a few KiB must not make samc allocate that much).
   "$bin" "$corpus" "$SEEDS/$h" -max_total_time="$SECS" -print_final_stats=1 -timeout=20 \
@@ -90,7 +94,7 @@ for h in $HARNESSES; do
   done
   found=$(find "$art" -maxdepth 1 -type f -newer "$stamp" | wc -l)
   [ "$lib" -eq 0 ] || echo "$h: $lib finding(s) inside libhdf5 moved to $art/hdf5_library/"
-  printf '%-12s %10s execs in %ss, corpus %s files, %s new finding(s), exit %s\n' "$h" "${execs:-?}" "$SECS" \
+  printf '%-12s %10s execs in %ss, corpus %s files, %s new finding(s), exit %s\n' "$h" "${execs:-?}" "$(($(date +%s) - t0))" \
     "$(ls "$corpus" | wc -l)" "$found" "$rc"
   if { [ "$rc" -ne 0 ] && [ "$found" -ne 0 ]; } || [ "$found" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$lib" -eq 0 ]; }; then
     status=1

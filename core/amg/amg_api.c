@@ -12,6 +12,7 @@
 #include "core/amg/amg_generate.h"
 #include "core/api/api_internal.h"
 #include "core/base/error.h"
+#include "core/base/tmpfile.h"
 #include "core/models/tracker/image_predict_batch.h"
 #include "samc_amg.h"
 
@@ -57,6 +58,14 @@ static samc_status run_batch(samc_predictor *p, const samc_frame_features *f, co
 samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_request *rq, samc_batch_masks *out,
                                          samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rq, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     const samc_frame_features *f = samc__predictor_features(p);
     if (!f) {
         memset(out, 0, sizeof *out);
@@ -68,7 +77,13 @@ samc_status samc_predictor_predict_batch(samc_predictor *p, const samc_batch_req
 samc_status samc_image_batch_set(samc_predictor *p, int n, const uint8_t *const *rgb, const int *h, const int *w,
                                  samc_image_batch **out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     *out = NULL;
+    SAMC_API_NEED(p, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     if (n < 1 || n > MAX_IMAGES)
         return samc_fail(err, SAMC_ERR_ARG, "image batch of %d images; expected 1 to %d", n, MAX_IMAGES);
     if (!rgb || !h || !w)
@@ -98,8 +113,16 @@ int samc_image_batch_count(const samc_image_batch *b) { return b ? b->n : 0; }
 samc_status samc_image_batch_predict(samc_predictor *p, const samc_image_batch *b, int i, const samc_batch_request *rq,
                                      samc_batch_masks *out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     memset(out, 0, sizeof *out);
-    if (!b || i < 0 || i >= b->n)
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(b, err);
+    SAMC_API_NEED(rq, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
+    if (i < 0 || i >= b->n)
         return samc_fail(err, SAMC_ERR_ARG, "image index %d is outside the batch of %d", i, b ? b->n : 0);
     return run_batch(p, &b->f[i], rq, out, err);
 }
@@ -163,12 +186,20 @@ samc_status samc_mask_to_coco_rle(const uint8_t *mask, int h, int w, char **out,
 samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h, int w, const samc_amg_params *params,
                                     samc_amg_progress_fn progress, void *user, samc_amg_result *out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     memset(out, 0, sizeof *out);
-    if (!p || !rgb || !params)
-        return samc_fail(err, SAMC_ERR_ARG, "amg: predictor, image and parameters are required");
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rgb, err);
+    SAMC_API_NEED(params, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err);
+    if (bs)
+        return bs;
     samc_amg_output o = {0};
     const samc_amg_hooks hooks = {.progress = progress, .user = user};
+    samc__predictor_set_busy(p, 1); /* the progress callback may not change p under the generator */
     samc_status st = samc_amg_generate(samc__predictor_exec(p), samc__predictor_sam2(p), rgb, h, w, params, &hooks, &o, err);
+    samc__predictor_set_busy(p, 0);
     if (!st && o.n && !(out->masks = calloc((size_t)o.n, sizeof *out->masks)))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; !st && i < o.n; i++) {
@@ -183,7 +214,13 @@ samc_status samc_amg_generate_masks(samc_predictor *p, const uint8_t *rgb, int h
 
 samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
     *out = NULL;
+    SAMC_API_NEED(r, err);
+    if (r->n < 0 || (r->n && !r->masks))
+        return samc_fail(err, SAMC_ERR_ARG, "%s: the result holds %lld masks and no mask array", __func__,
+                         (long long)r->n);
     cJSON *arr = cJSON_CreateArray();
     samc_status st = arr ? SAMC_OK : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; !st && i < r->n; i++) {
@@ -210,21 +247,24 @@ samc_status samc_amg_to_json(const samc_amg_result *r, char **out, samc_error *e
 
 samc_status samc_amg_write_json(const samc_amg_result *r, const char *path, samc_error *err)
 {
-    char *text = NULL, tmp[4096];
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(r, err);
+    SAMC_API_NEED(path, err);
+    char *text = NULL, *tmp = NULL;
     samc_status st = samc_amg_to_json(r, &text, err);
-    if (st)
-        return st;
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    const size_t n = strlen(text);
-    if (!f)
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-    else if ((fwrite(text, 1, n, f) != n) | (fclose(f) != 0))
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-    if (!st && rename(tmp, path))
-        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (st)
-        remove(tmp);
+    if (!st)
+        st = samc__tmp_create(path, &tmp, err);
+    FILE *f = NULL;
+    if (!st)
+        st = samc__tmp_reopen(tmp, path, &f, err);
+    if (!st) {
+        const size_t n = strlen(text);
+        if ((fwrite(text, 1, n, f) != n) | (fclose(f) != 0))
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    }
+    if (!st)
+        st = samc__tmp_commit(&tmp, path, err);
+    samc__tmp_discard(tmp);
     free(text);
     return st;
 }

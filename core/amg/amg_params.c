@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/amg/amg_grid.h"
+#include "core/api/api_internal.h"
 #include "core/base/error.h"
 
 samc_amg_params samc_amg_default_params(void)
@@ -166,6 +167,9 @@ samc_status samc_amg_params_check(const samc_amg_params *p, int im_h, int im_w, 
 
 samc_status samc_amg_output_mode_parse(const char *s, samc_amg_output_mode *out, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    SAMC_API_NEED(s, err);
     static const char *const names[] = {"binary_mask", "uncompressed_rle", "coco_rle"};
     for (int i = 0; i < 3; i++)
         if (s && strcmp(s, names[i]) == 0) {

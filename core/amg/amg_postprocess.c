@@ -12,6 +12,7 @@
 #include "core/amg/amg_nms.h"
 #include "core/amg/amg_regions.h"
 #include "core/amg/amg_rle.h"
+#include "core/api/api_internal.h"
 #include "core/base/error.h"
 #include "samc_amg.h"
 
@@ -55,6 +56,11 @@ static samc_status update(samc_amg_mask *m, const uint8_t *mask, const int64_t b
 
 samc_status samc_amg_postprocess_small_regions(samc_amg_result *r, double min_area, double nms_thresh, samc_error *err)
 {
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(r, err);
+    if (r->n < 0 || (r->n && !r->masks))
+        return samc_fail(err, SAMC_ERR_ARG, "%s: the result holds %lld masks and no mask array", __func__,
+                         (long long)r->n);
     if (!(min_area >= 0) || !(nms_thresh >= 0 && nms_thresh <= 1))
         return samc_fail(err, SAMC_ERR_ARG, "postprocess_small_regions: min_area %g must be >= 0 and nms_thresh %g in [0, 1]",
                          min_area, nms_thresh);

@@ -32,6 +32,13 @@ samc_status samc_amg_mask_to_rle_uncrop(const uint8_t *crop_mask, const samc_amg
                                         int orig_h, int orig_w, samc_amg_rle *out,
                                         samc_error *err);
 
+/* The same from h x w row-major logits, the mask being logit > mask_threshold
+ * (samc_amg_logit_in_mask), without building the mask. */
+samc_status samc_amg_logits_to_rle(const float *logits, int h, int w, double mask_threshold, samc_amg_rle *out,
+                                   samc_error *err);
+/* batched_mask_to_box of the RLE's mask, from its runs: x0, y0, x1, y1
+ * inclusive (samc_amg_mask_box's numbers, all 0 for an empty mask). */
+void samc_amg_rle_box(const samc_amg_rle *rle, int64_t box[4]);
 /* rle_to_mask: the h x w row-major mask (0/1). Counts must be >= 0 and sum
  * to h*w (the official function would leave np.empty garbage or silently
  * drop the excess): SAMC_ERR_FORMAT otherwise. */

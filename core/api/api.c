@@ -14,7 +14,17 @@ struct samc_predictor {
     samc_progress_fn progress;
     void *progress_user;
     int blocks_done;                 /* encoder progress of the current set_image */
+    int busy;                        /* inside set_image (its progress function runs) */
 };
+
+void samc__predictor_set_busy(samc_predictor *p, int busy) { p->busy = busy; }
+
+samc_status samc__predictor_refuse_busy(const samc_predictor *p, const char *func, samc_error *err)
+{
+    return p && p->busy ? samc_fail(err, SAMC_ERR_ARG, "%s: not allowed from inside a callback of a call running on "
+                                    "this predictor (its progress function)", func)
+                        : SAMC_OK;
+}
 
 samc_predictor_params samc_predictor_default_params(void)
 {
@@ -44,6 +54,7 @@ samc_status samc_predictor_new(const samc_model *model, const samc_predictor_par
         st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
     if (!st)
         st = samc_predictor_set_postprocess(p, pp.max_hole_area, pp.max_sprinkle_area, err);
+    samc_exec_set_abort(&p->x, pp.abort_callback, pp.abort_user);
     if (st) {
         samc_predictor_free(p);
         return st;
@@ -111,6 +122,12 @@ void samc_predictor_set_threads(samc_predictor *p, int n)
         samc_exec_set_threads(&p->x, n > 0 ? n : 0);
 }
 
+void samc_predictor_set_abort_callback(samc_predictor *p, samc_abort_fn fn, void *user)
+{
+    if (p)
+        samc_exec_set_abort(&p->x, fn, user);
+}
+
 samc_status samc_predictor_set_postprocess(samc_predictor *p, double max_hole_area, double max_sprinkle_area,
                                            samc_error *err)
 {
@@ -141,12 +158,17 @@ samc_status samc_predictor_set_image(samc_predictor *p, const uint8_t *rgb, int 
     SAMC_API_ENTER(err);
     SAMC_API_NEED(p, err);
     SAMC_API_NEED(rgb, err);
+    samc_status bs = samc__predictor_refuse_busy(p, __func__, err); /* the encoder runs on p's features */
+    if (bs)
+        return bs;
     samc_frame_features_release(&p->features);
     p->has_image = false;
     p->blocks_done = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, encode_progress, p);
+    p->busy = 1;
     samc_status st = samc_sam2_encode_image(&p->x, p->model->sam2, rgb, h, w, &p->features, err);
+    p->busy = 0;
     if (p->progress)
         samc_exec_set_trace(&p->x, NULL, NULL);
     p->has_image = st == SAMC_OK;
@@ -157,16 +179,10 @@ int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->mod
 
 const char *samc_predictor_config_name(const samc_predictor *p) { return p ? p->model->sam2->cfg.name : ""; }
 
-samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
-                                   samc_error *err)
+/* predict on features f (the predictor's current image or an embedding). */
+static samc_status predict_features(samc_predictor *p, const samc_frame_features *f, const samc_predict_request *rq,
+                                    samc_masks *out, samc_error *err)
 {
-    SAMC_API_ENTER(err);
-    SAMC_API_NEED(out, err);
-    memset(out, 0, sizeof *out);
-    SAMC_API_NEED(p, err);
-    SAMC_API_NEED(rq, err);
-    if (!p->has_image)
-        return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict");
     if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
         return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
     const int s = samc_predictor_low_res_size(p);
@@ -178,12 +194,12 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
     if (rq->box)
         memcpy(pr.box, rq->box, sizeof pr.box);
     samc_sam_prediction res;
-    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, &p->features, &pr, &p->opts, &res, err);
+    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, f, &pr, &p->opts, &res, err);
     if (st)
         return st;
-    const int64_t hw = (int64_t)p->features.orig_h * p->features.orig_w;
+    const int64_t hw = (int64_t)f->orig_h * f->orig_w;
     out->num_masks = res.num_masks;
-    out->height = p->features.orig_h, out->width = p->features.orig_w;
+    out->height = f->orig_h, out->width = f->orig_w;
     out->low_res_size = s;
     out->masks = res.masks.data, res.masks.owns = false; /* hand the buffers over */
     out->iou = res.iou.data, res.iou.owns = false;
@@ -193,6 +209,63 @@ samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request
         for (int64_t i = 0; i < hw * out->num_masks; i++)
             out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
     return SAMC_OK;
+}
+
+samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,
+                                   samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rq, err);
+    if (!p->has_image)
+        return samc_fail(err, SAMC_ERR_ARG, "an image must be set with samc_predictor_set_image before predict");
+    return predict_features(p, &p->features, rq, out, err);
+}
+
+samc_status samc_predictor_embed(samc_predictor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                 samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rgb, err);
+    samc_embedding *e = NULL;
+    samc_status st = samc__embedding_alloc(p->model, &e, err);
+    if (!st)
+        st = samc_sam2_encode_image(&p->x, p->model->sam2, rgb, h, w, &e->sam2, err);
+    if (st) {
+        samc_embedding_free(e);
+        return st;
+    }
+    /* predict reads image_embed and the high-res levels only; the rest
+     * (the video path's) would be a third of the cached bytes. */
+    samc_tensor_release(&e->sam2.vision_features);
+    samc_tensor_release(&e->sam2.vision_pos);
+    e->h = h, e->w = w;
+    *out = e;
+    return SAMC_OK;
+}
+
+samc_status samc_predictor_predict_on(samc_predictor *p, const samc_embedding *e, const samc_predict_request *rq,
+                                      samc_masks *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    if (p && p->busy)
+        return samc__predictor_refuse_busy(p, __func__, err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(e, err);
+    SAMC_API_NEED(rq, err);
+    samc_status st = samc__embedding_check(e, p->model, "samc_predictor_predict_on", err);
+    return st ? st : predict_features(p, &e->sam2, rq, out, err);
 }
 
 void samc_masks_free(samc_masks *m)

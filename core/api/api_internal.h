@@ -6,8 +6,10 @@
 #define SAMC_CORE_API_INTERNAL_H
 
 #include "core/base/error.h"
+#include "core/base/log.h"
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/models/sam3/sam3_predict.h"
 #include "samc.h"
 
 /* One of the two families, read-only once loaded: shared by every predictor
@@ -18,6 +20,23 @@ struct samc_model {
     samc_sam3_model *sam3;     /* SAMC_FAMILY_SAM3, else NULL */
     char config_name[256];     /* SAM 3: the config's name (SAM 2 keeps its own in cfg.name) */
 };
+
+/* An image's features apart from a predictor or processor (samc.h): the
+ * family's own record, read-only once made. */
+struct samc_embedding {
+    const samc_model *model;
+    int h, w;
+    samc_frame_features sam2;   /* SAMC_FAMILY_SAM2: image_embed, feat_s0, feat_s1 */
+    samc_sam3_image sam3;      /* SAMC_FAMILY_SAM3 */
+};
+/* A new empty embedding of `model` (freed with samc_embedding_free). */
+samc_status samc__embedding_alloc(const samc_model *model, samc_embedding **out, samc_error *err);
+/* Refuse an embedding of another model than `m`, by the entry point's name. */
+samc_status samc__embedding_check(const samc_embedding *e, const samc_model *m, const char *what, samc_error *err);
+
+/* The public description of a frame source (strings owned by f). */
+typedef struct samc_frames samc_frames;
+void samc__video_info(const samc_frames *f, samc_video_info *out);
 
 /* Refuse a model of the other family: `what` (the entry point) needs `want`;
  * the message names both families. */
@@ -46,10 +65,13 @@ int samc__api_threads(const samc_exec *x);
 samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,
                                   samc_model **m, samc_error *err);
 
-/* printf-style message to the installed log callback, if `level` passes. */
-void samc__log(samc_log_level level, const char *fmt, ...) SAMC_PRINTF(2, 3);
 
 samc_exec *samc__predictor_exec(samc_predictor *p);
+/* Mark p as running a call whose callbacks may call back into it (AMG's
+ * progress): set_image, predict and the AMG/batch calls refuse it meanwhile.
+ * samc__predictor_refuse_busy fails with the calling function's name. */
+void samc__predictor_set_busy(samc_predictor *p, int busy);
+samc_status samc__predictor_refuse_busy(const samc_predictor *p, const char *func, samc_error *err);
 const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p);
 /* NULL when no image is set. */
 const samc_frame_features *samc__predictor_features(const samc_predictor *p);

@@ -1,10 +1,12 @@
 /* api_model.c - samc_model: a checkpoint of either family loaded once and
  * shared read-only. */
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/api/api_internal.h"
+#include "core/runtime/threads.h"
 #include "core/models/family.h"
 
 samc_model_params samc_model_default_params(void)
@@ -13,6 +15,17 @@ samc_model_params samc_model_default_params(void)
 }
 
 const char *samc_default_impl(void) { return samc_impl_default()->name; }
+
+static char system_info[256];
+
+static void fill_system_info(void) { samc__impl_system_info(system_info, sizeof system_info); }
+
+const char *samc_system_info(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_system_info);
+    return system_info;
+}
 
 const char *samc_family_name(samc_family family) { return family == SAMC_FAMILY_SAM3 ? "SAM 3" : "SAM 2"; }
 
@@ -122,8 +135,9 @@ samc_status samc__api_need_family(const samc_model *m, samc_family want, const c
 
 samc_status samc__api_setup_exec(samc_exec *x, const char *impl, int n_threads, samc_error *err)
 {
-    if (n_threads < 0)
-        return samc_fail(err, SAMC_ERR_ARG, "n_threads must be >= 0 (0: OpenMP's default), got %d", n_threads);
+    if (n_threads < 0 || n_threads > SAMC_MAX_THREADS)
+        return samc_fail(err, SAMC_ERR_ARG, "n_threads must be 0..%d (0: OpenMP's default), got %d", SAMC_MAX_THREADS,
+                         n_threads);
     samc_exec_set_threads(x, n_threads);
     return samc_exec_set_impl(x, impl ? impl : samc_default_impl(), err);
 }
@@ -132,7 +146,7 @@ int samc__api_threads(const samc_exec *x)
 {
     if (x->impl->single_threaded) /* the registry says so; no implementation is named here */
         return 1;
-    return x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    return samc__threads_resolve(x->ctx.num_threads);
 }
 
 samc_status samc__api_load_legacy(const char *checkpoint, const char *config, const samc_load_options *opts,

@@ -15,8 +15,8 @@
 struct samc_sam3_processor {
     const samc_model *model;
     samc_exec x;
-    samc_sam3_image img;
-    bool has_image;
+    samc_sam3_image img;       /* set_image's own features */
+    const samc_sam3_image *cur; /* what prompts run on: &img, an embedding's, or NULL (no image) */
     samc_sam3_session s;
     samc_sam3_result res;
     bool has_result;
@@ -53,6 +53,7 @@ samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_pro
     st = samc_sam3_exec_init(&p->x, model->sam3, NULL, err);
     if (!st)
         st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
+    samc_exec_set_abort(&p->x, pp.abort_callback, pp.abort_user);
     if (st) {
         samc_sam3_processor_free(p);
         return st;
@@ -90,6 +91,12 @@ const char *samc_sam3_processor_impl(const samc_sam3_processor *p) { return p ? 
 
 int samc_sam3_processor_threads(const samc_sam3_processor *p) { return p ? samc__api_threads(&p->x) : 0; }
 
+void samc_sam3_processor_set_abort_callback(samc_sam3_processor *p, samc_abort_fn fn, void *user)
+{
+    if (p)
+        samc_exec_set_abort(&p->x, fn, user);
+}
+
 samc_status samc_sam3_processor_override(samc_sam3_processor *p, const char *spec, samc_error *err)
 {
     SAMC_API_ENTER(err);
@@ -111,6 +118,21 @@ static void encode_progress(void *user, const char *module, const samc_scope *sc
     p->progress(p->progress_user, "encode", ++p->blocks_done, p->model->sam3->vision.last_block + 1);
 }
 
+/* set_image's encoder run into `img`, with progress. */
+static samc_status encode(samc_sam3_processor *p, const uint8_t *rgb, int h, int w, samc_sam3_image *img,
+                          samc_error *err)
+{
+    if (!rgb || h < 1 || w < 1 || (int64_t)h * w > ((int64_t)1 << 28))
+        return samc_fail(err, SAMC_ERR_ARG, "set_image: bad image (%d x %d)", w, h);
+    p->blocks_done = 0;
+    if (p->progress)
+        samc_exec_set_trace(&p->x, encode_progress, p);
+    samc_status st = samc_sam3_set_image(&p->x, rgb, h, w, img, err);
+    if (p->progress)
+        samc_exec_set_trace(&p->x, NULL, NULL);
+    return st;
+}
+
 samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t *rgb, int h, int w,
                                           samc_error *err)
 {
@@ -118,22 +140,50 @@ samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t 
     SAMC_API_NEED(p, err);
     samc_sam3_processor_reset(p);
     samc_sam3_image_release(&p->img);
-    p->has_image = false;
-    if (!rgb || h < 1 || w < 1 || (int64_t)h * w > ((int64_t)1 << 28))
-        return samc_fail(err, SAMC_ERR_ARG, "set_image: bad image (%d x %d)", w, h);
-    p->blocks_done = 0;
-    if (p->progress)
-        samc_exec_set_trace(&p->x, encode_progress, p);
-    samc_status st = samc_sam3_set_image(&p->x, rgb, h, w, &p->img, err);
-    if (p->progress)
-        samc_exec_set_trace(&p->x, NULL, NULL);
-    p->has_image = st == SAMC_OK;
+    p->cur = NULL;
+    samc_status st = encode(p, rgb, h, w, &p->img, err);
+    if (!st)
+        p->cur = &p->img;
     return st;
+}
+
+samc_status samc_sam3_processor_embed(samc_sam3_processor *p, const uint8_t *rgb, int h, int w, samc_embedding **out,
+                                      samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    *out = NULL;
+    SAMC_API_NEED(p, err);
+    samc_embedding *e = NULL;
+    samc_status st = samc__embedding_alloc(p->model, &e, err);
+    if (!st)
+        st = encode(p, rgb, h, w, &e->sam3, err);
+    if (st) {
+        samc_embedding_free(e);
+        return st;
+    }
+    e->h = h, e->w = w;
+    *out = e;
+    return SAMC_OK;
+}
+
+samc_status samc_sam3_processor_use_embedding(samc_sam3_processor *p, const samc_embedding *e, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(e, err);
+    samc_status st = samc__embedding_check(e, p->model, "samc_sam3_processor_use_embedding", err);
+    if (st)
+        return st;
+    samc_sam3_processor_reset(p);
+    samc_sam3_image_release(&p->img);
+    p->cur = &e->sam3;
+    return SAMC_OK;
 }
 
 static samc_status need_image(const samc_sam3_processor *p, const char *what, samc_error *err)
 {
-    return p->has_image ? SAMC_OK : samc_fail(err, SAMC_ERR_ARG, "%s: set an image first", what);
+    return p->cur ? SAMC_OK : samc_fail(err, SAMC_ERR_ARG, "%s: set an image first", what);
 }
 
 /* The official tokenizer cuts a text longer than the context silently
@@ -166,7 +216,7 @@ samc_status samc_sam3_processor_set_text(samc_sam3_processor *p, const char *tex
     if (st)
         return st;
     drop_result(p);
-    st = samc_sam3_set_text(&p->x, &p->img, &p->s, text, p->threshold, &p->res, err);
+    st = samc_sam3_set_text(&p->x, p->cur, &p->s, text, p->threshold, &p->res, err);
     p->has_result = st == SAMC_OK;
     return st;
 }
@@ -186,7 +236,7 @@ samc_status samc_sam3_processor_add_box(samc_sam3_processor *p, const float box[
                          "add_box: (%g, %g, %g, %g) is not a normalised cx, cy, w, h box with its centre in the image "
                          "and a positive size", (double)box[0], (double)box[1], (double)box[2], (double)box[3]);
     drop_result(p);
-    st = samc_sam3_add_box(&p->x, &p->img, &p->s, box, positive, p->threshold, &p->res, err);
+    st = samc_sam3_add_box(&p->x, p->cur, &p->s, box, positive, p->threshold, &p->res, err);
     p->has_result = st == SAMC_OK;
     return st;
 }
@@ -201,7 +251,7 @@ samc_status samc_sam3_processor_set_threshold(samc_sam3_processor *p, float thre
     if (!p->has_result) /* the official processor re-runs only a state with results */
         return SAMC_OK;
     drop_result(p);
-    samc_status st = samc_sam3_ground(&p->x, &p->img, &p->s, threshold, &p->res, err);
+    samc_status st = samc_sam3_ground(&p->x, p->cur, &p->s, threshold, &p->res, err);
     p->has_result = st == SAMC_OK;
     return st;
 }
@@ -217,6 +267,6 @@ samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_
     const samc_sam3_detections *d = &p->res.post;
     out->scores = d->scores.data, out->n = (int)d->scores.shape[0];
     out->boxes = d->boxes.data, out->masks = d->masks.data;
-    out->h = p->img.h, out->w = p->img.w;
+    out->h = p->cur->h, out->w = p->cur->w;
     return SAMC_OK;
 }

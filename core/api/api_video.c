@@ -19,7 +19,19 @@ struct samc_tracker {
     samc_progress_fn progress;
     void *progress_user;
     int done, total;                  /* progress of the current propagate */
+    int busy;                         /* inside propagate (its callbacks run): mutating calls refused */
 };
+
+/* A call that would change or free the state a running propagate walks
+ * (its callback or progress function calling back into the tracker) is
+ * refused: opening other frames from the callback freed the video under
+ * the loop (heap-use-after-free). */
+#define NOT_BUSY(t, err)                                                                                          \
+    do {                                                                                                           \
+        if ((t) && (t)->busy)                                                                                      \
+            return samc_fail((err), SAMC_ERR_ARG, "%s: not allowed from inside a samc_tracker_propagate "          \
+                             "callback (it would change the video being propagated)", __func__);                \
+    } while (0)
 
 samc_tracker_params samc_tracker_default_params(void)
 {
@@ -46,6 +58,7 @@ samc_status samc_tracker_new(const samc_model *model, const samc_tracker_params 
     samc_status st = samc_sam2_exec_init(&t->x, model->sam2, err);
     if (!st)
         st = samc__api_setup_exec(&t->x, tp.impl, tp.n_threads, err);
+    samc_exec_set_abort(&t->x, tp.abort_callback, tp.abort_user);
     if (!st)
         st = samc_tracker_set_options(t, tp.fill_hole_area < 0 ? t->opt.fill_hole_area : tp.fill_hole_area,
                                       tp.non_overlap_masks < 0 ? t->opt.non_overlap_masks : tp.non_overlap_masks, err);
@@ -82,6 +95,11 @@ void samc_tracker_free(samc_tracker *t)
 {
     if (!t)
         return;
+    if (t->busy) { /* from a propagate callback: the loop still runs on it */
+        samc__log(SAMC_LOG_ERROR, "samc_tracker_free: ignored inside a samc_tracker_propagate callback (free the "
+                  "tracker after propagate returns)");
+        return;
+    }
     samc_video_masks_free(&t->last);
     samc_video_free(t->video);
     samc_exec_free(&t->x);
@@ -96,6 +114,7 @@ int samc_tracker_threads(const samc_tracker *t) { return t ? samc__api_threads(&
 samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     return samc_exec_set_impl(&t->x, impl ? impl : samc_default_impl(), err);
 }
@@ -103,6 +122,7 @@ samc_status samc_tracker_set_impl(samc_tracker *t, const char *impl, samc_error 
 samc_status samc_tracker_override(samc_tracker *t, const char *spec, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(spec, err);
     return samc_exec_add_override(&t->x, spec, err);
@@ -110,13 +130,20 @@ samc_status samc_tracker_override(samc_tracker *t, const char *spec, samc_error 
 
 void samc_tracker_set_threads(samc_tracker *t, int n)
 {
-    if (t)
+    if (t && !t->busy)
         samc_exec_set_threads(&t->x, n > 0 ? n : 0);
+}
+
+void samc_tracker_set_abort_callback(samc_tracker *t, samc_abort_fn fn, void *user)
+{
+    if (t)
+        samc_exec_set_abort(&t->x, fn, user);
 }
 
 samc_status samc_tracker_set_options(samc_tracker *t, double fill_hole_area, int non_overlap_masks, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     if (!(fill_hole_area >= 0))
         return samc_fail(err, SAMC_ERR_ARG, "fill_hole_area must be >= 0 (got %g)", fill_hole_area);
@@ -136,9 +163,20 @@ static samc_status open_frames(samc_tracker *t, samc_frames *f, samc_error *err)
     return st;
 }
 
+/* A damaged video file opens with the frames before the damage: say so. */
+static void warn_damage(const samc_frames *f)
+{
+    samc_video_info vi;
+    samc__video_info(f, &vi);
+    if (vi.damage)
+        samc__log(SAMC_LOG_WARN, "%s: %s; the %d frames before it are used", samc_frames_kind(f), vi.damage,
+                  vi.frames);
+}
+
 samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(dir, err);
     samc_frames *f = NULL;
@@ -146,9 +184,46 @@ samc_status samc_tracker_open_frames_dir(samc_tracker *t, const char *dir, samc_
     return st ? st : open_frames(t, f, err);
 }
 
+samc_status samc_tracker_open_video(samc_tracker *t, const char *path, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(t, err);
+    SAMC_API_NEED(path, err);
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_open_path(path, &f, err);
+    if (!st && (st = open_frames(t, f, err)) == SAMC_OK)
+        warn_damage(f);
+    return st;
+}
+
+samc_status samc_tracker_open_video_memory(samc_tracker *t, const void *data, size_t n, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(t, err);
+    SAMC_API_NEED(data, err);
+    samc_frames *f = NULL;
+    samc_status st = samc_frames_open_video_memory(data, n, "video", &f, err);
+    if (!st && (st = open_frames(t, f, err)) == SAMC_OK)
+        warn_damage(f);
+    return st;
+}
+
+samc_status samc_tracker_video_info(const samc_tracker *t, samc_video_info *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    SAMC_API_NEED(t, err);
+    if (!t->frames)
+        return samc_fail(err, SAMC_ERR_ARG, "no video: open frames first");
+    samc__video_info(t->frames, out);
+    return SAMC_OK;
+}
+
 samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(rgb, err);
     samc_frames *f = NULL;
@@ -159,6 +234,7 @@ samc_status samc_tracker_open_frames(samc_tracker *t, const uint8_t *rgb, int T,
 samc_status samc_tracker_open_stream(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     SAMC_API_NEED(rgb, err);
     samc_frames *f = NULL;
@@ -193,6 +269,7 @@ samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, cons
                                     samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -209,6 +286,7 @@ samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const 
                                   samc_frame_masks *out, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -237,17 +315,22 @@ samc_status samc_tracker_propagate(samc_tracker *t, int start, int max_frames, i
                                    void *user, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
     t->cb = cb, t->user = user;
     t->done = 0;
-    return samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
+    t->busy = 1;
+    st = samc_video_propagate(t->video, start, max_frames, reverse != 0, forward_cb, t, err);
+    t->busy = 0;
+    return st;
 }
 
 samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, int w, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
         return st;
@@ -258,6 +341,7 @@ samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb, int h, 
 samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     return st ? st : samc_video_clear_frame(t->video, frame, obj_id, err);
 }
@@ -265,6 +349,7 @@ samc_status samc_tracker_clear_frame(samc_tracker *t, int frame, int obj_id, sam
 samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     return st ? st : samc_video_remove_object(t->video, obj_id, err);
 }
@@ -272,6 +357,7 @@ samc_status samc_tracker_remove_object(samc_tracker *t, int obj_id, samc_error *
 samc_status samc_tracker_reset(samc_tracker *t, samc_error *err)
 {
     SAMC_API_ENTER(err);
+    NOT_BUSY(t, err);
     SAMC_API_NEED(t, err);
     if (t->video)
         samc_video_reset(t->video);

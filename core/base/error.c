@@ -19,8 +19,29 @@ const char *samc_status_name(samc_status st)
     case SAMC_ERR_SECURITY: return "security";
     case SAMC_ERR_PARITY: return "parity";
     case SAMC_ERR_INTERNAL: return "internal";
+    case SAMC_ERR_ABORTED: return "aborted";
     }
     return "unknown";
+}
+
+/* Control characters from names in the message (a file named with
+ * terminal escape sequences, a newline forging a log line) are written as
+ * \xNN: a message is always one line of plain text. */
+static void escape_controls(char *msg, size_t cap)
+{
+    char out[SAMC_ERROR_MSG_MAX];
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && j + 1 < sizeof out; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            if (j + 5 >= sizeof out)
+                break;
+            j += (size_t)snprintf(out + j, sizeof out - j, "\\x%02x", *p);
+        } else {
+            out[j++] = (char)*p;
+        }
+    }
+    out[j] = '\0';
+    snprintf(msg, cap, "%s", out);
 }
 
 samc_status samc_fail(samc_error *e, samc_status st, const char *fmt, ...)
@@ -32,6 +53,7 @@ samc_status samc_fail(samc_error *e, samc_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    escape_controls(e->msg, sizeof e->msg);
     return st;
 }
 
@@ -56,6 +78,7 @@ void samc_error_prefix(samc_error *e, const char *fmt, ...)
         m = room;
     memcpy(e->msg + n + 2, old, m);
     e->msg[n + 2 + m] = '\0';
+    escape_controls(e->msg, sizeof e->msg);
 }
 
 void samc_error_clear(samc_error *e)

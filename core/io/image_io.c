@@ -1,9 +1,9 @@
-/* image_io.c - stb_image for decoding, stb_image_write for PNG output. */
+/* image_io.c - images in (libjpeg for JPEG, libpng for PNG, stb_image
+ * behind samc's checks for the rest) and PNGs out (libpng), with the pixel
+ * limit every decoder checks from the header before allocating. */
 #include "core/io/image_io.h"
 
 #include <errno.h>
-#include <stb_image.h>
-#include <stb_image_write.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +11,16 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
+#include "core/io/image_limits.h"
 #include "core/io/jpeg_decode.h"
-
-static samc_status check_dims(int w, int h, const char *what, samc_error *err)
-{
-    if (w <= 0 || h <= 0)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: image is empty (%dx%d)", what, w, h);
-    if (w > SAMC_IMAGE_MAX_SIDE || h > SAMC_IMAGE_MAX_SIDE || (long long)w * h > SAMC_IMAGE_MAX_PIXELS)
-        return samc_fail(err, SAMC_ERR_ARG, "%s: image is %dx%d; samc accepts at most %d pixels a side and %lld pixels",
-                         what, w, h, SAMC_IMAGE_MAX_SIDE, SAMC_IMAGE_MAX_PIXELS);
-    return SAMC_OK;
-}
+#include "core/io/png_codec.h"
+#include "core/io/stb_guard.h"
+#include "core/base/tmpfile.h"
 
 /* Whatever stb_image would decode as a JPEG (its test: 0xFF, optional 0xFF
- * fill bytes, then SOI 0xD8) goes to libjpeg instead (core/io/jpeg_decode.c):
- * stb's JPEG decoder in Debian's libstb (git 2022-09-08) writes past its
- * Huffman tables on a DHT segment declaring more than 256 codes (found by
+ * fill bytes, then SOI 0xD8) goes to libjpeg (core/io/jpeg_decode.c): stb's
+ * JPEG decoder in Debian's libstb (git 2022-09-08) writes past its Huffman
+ * tables on a DHT segment declaring more than 256 codes (found by
  * fuzz/fuzz_image.c; docs/hostile_input.md), and libjpeg decodes exactly as
  * Pillow does for the official predictor. */
 static int is_jpeg(const uint8_t *b, size_t n)
@@ -39,117 +33,51 @@ static int is_jpeg(const uint8_t *b, size_t n)
     return i < n && b[i] == 0xD8;
 }
 
-/* stb's PNM header parser (stbi__pnm_getinteger) accumulates digits in an
- * int without an overflow check (undefined behaviour, found by fuzzing).
- * This mirrors its reading of the three header integers and refuses any
- * that does not fit an int before stb sees the file. */
-static int pnm_header_overflows(const uint8_t *b, size_t n)
-{
-    size_t pos = 0;
-#define GET8() (pos < n ? b[pos++] : 0)
-#define AT_EOF() (pos >= n)
-#define IS_SPACE(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\v' || (c) == '\f' || (c) == '\r')
-    const int p = GET8(), t = GET8();
-    if (p != 'P' || (t != '5' && t != '6'))
-        return 0;
-    int c = GET8();
-    for (int k = 0; k < 3; k++) {
-        for (;;) { /* stbi__pnm_skip_whitespace */
-            while (!AT_EOF() && IS_SPACE(c))
-                c = GET8();
-            if (AT_EOF() || c != '#')
-                break;
-            while (!AT_EOF() && c != '\n' && c != '\r')
-                c = GET8();
-        }
-        long long v = 0;
-        while (!AT_EOF() && c >= '0' && c <= '9') {
-            v = v * 10 + (c - '0');
-            if (v > 2147483647LL)
-                return 1;
-            c = GET8();
-        }
-    }
-#undef GET8
-#undef AT_EOF
-#undef IS_SPACE
-    return 0;
-}
-
-/* stb's PNG reader (stbi__parse_png_file) appends each IDAT chunk at
- * `idata + ioff` and allocates idata only for a non-empty chunk: an empty
- * first IDAT makes it compute NULL + 0 (undefined behaviour, found by
- * fuzzing). Walks the chunks in stb's order (it consumes exactly `length`
- * bytes per chunk or stops) and reports an empty IDAT before any data. */
-/* stb's PSD loader un-premultiplies every image of 4 or more channels with
- * a float-to-integer cast that overflows when a colour exceeds its alpha
- * (undefined behaviour, found by fuzzing). Such a PSD is refused by its
- * header (signature "8BPS", channel count at byte 12, big-endian). */
-static int psd_with_alpha(const uint8_t *b, size_t n)
-{
-    return n >= 14 && !memcmp(b, "8BPS", 4) && ((b[12] << 8) | b[13]) >= 4;
-}
-
-static int png_empty_first_idat(const uint8_t *b, size_t n)
-{
-    if (n < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8))
-        return 0;
-    for (size_t pos = 8; n - pos >= 8;) {
-        const uint32_t len = (uint32_t)b[pos] << 24 | (uint32_t)b[pos + 1] << 16 | (uint32_t)b[pos + 2] << 8 | b[pos + 3];
-        const uint8_t *type = b + pos + 4;
-        if (!memcmp(type, "IDAT", 4))
-            return len == 0;
-        if (!memcmp(type, "IEND", 4) || len > n - pos - 8)
-            return 0;
-        pos += 12 + (size_t)len;
-        if (pos > n)
-            return 0;
-    }
-    return 0;
-}
-
 samc_status samc_image_from_memory(const uint8_t *buf, int len, const char *what, samc_image *img, samc_error *err)
 {
     memset(img, 0, sizeof *img);
     if (!buf || len <= 0)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: image file is empty", what);
-    if (is_jpeg(buf, (size_t)len)) {
-        int w = 0, h = 0;
-        samc_status st = samc_jpeg_decode_mem(buf, (size_t)len, what, &img->rgb, &w, &h, err);
-        if (!st)
-            img->w = w, img->h = h;
-        return st;
+    const size_t n = (size_t)len;
+    int w = 0, h = 0;
+    samc_status st;
+    if (is_jpeg(buf, n))
+        st = samc_jpeg_decode_mem(buf, n, what, &img->rgb, &w, &h, err);
+    else if (n >= 8 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8))
+        st = samc__png_decode_mem(buf, n, what, &img->rgb, &w, &h, err);
+    else
+        st = samc__stb_decode_mem(buf, n, what, &img->rgb, &w, &h, err);
+    if (!st)
+        img->w = w, img->h = h;
+    return st;
+}
+
+samc_status samc_image_size_from_memory(const uint8_t *buf, int len, const char *what, int *w, int *h,
+                                        samc_error *err)
+{
+    *w = *h = 0;
+    if (!buf || len <= 0)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: image file is empty", what);
+    const size_t n = (size_t)len;
+    if (is_jpeg(buf, n))
+        return samc_jpeg_size_mem(buf, n, what, w, h, err);
+    if (n >= 24 && !memcmp(buf, "\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16)) { /* IHDR comes first */
+        const uint8_t *d = buf + 16;
+        const uint32_t pw = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+        const uint32_t ph = (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)d[6] << 8 | d[7];
+        if (pw > INT32_MAX || ph > INT32_MAX)
+            return samc_fail(err, SAMC_ERR_FORMAT, "%s: PNG size %ux%u is out of range", what, pw, ph);
+        *w = (int)pw, *h = (int)ph;
+        return samc__image_check_dims(*w, *h, what, err);
     }
-    if (pnm_header_overflows(buf, (size_t)len))
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (PNM header number out of range)", what);
-    if (psd_with_alpha(buf, (size_t)len))
-        return samc_fail(err, SAMC_ERR_FORMAT,
-                         "%s: a PSD with an alpha channel is not supported (flatten it or save it as PNG)", what);
-    if (png_empty_first_idat(buf, (size_t)len))
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable PNG (empty first IDAT chunk)", what);
-    int w = 0, h = 0, c = 0;
-    /* Read the header first so a huge image is refused before decoding. */
-    if (!stbi_info_from_memory(buf, len, &w, &h, &c))
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable image (%s)", what, stbi_failure_reason());
-    samc_status st = check_dims(w, h, what, err);
-    if (st)
-        return st;
-    /* Decode without stb's channel conversion (req_comp 0): its converter
-     * sizes the buffer for 8 bits when a 16-bit PNM is converted, and reads
-     * past it (fuzz find); 16-bit samples are still scaled to 8 bits. */
-    uint8_t *raw = stbi_load_from_memory(buf, len, &w, &h, &c, 0);
-    if (!raw)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: cannot decode image (%s)", what, stbi_failure_reason());
-    if (c < 1 || c > 4 || !(img->rgb = malloc((size_t)w * h * 3))) {
-        stbi_image_free(raw);
-        return samc_fail(err, c < 1 || c > 4 ? SAMC_ERR_FORMAT : SAMC_ERR_NOMEM, "%s: cannot convert %d channels to RGB", what, c);
-    }
-    for (int64_t i = 0; i < (int64_t)w * h; i++) /* gray -> RGB, alpha dropped */
-        for (int k = 0; k < 3; k++)
-            img->rgb[3 * i + k] = raw[i * c + (c < 3 ? 0 : k)];
-    stbi_image_free(raw);
-    img->w = w, img->h = h;
-    return SAMC_OK;
+    /* the other formats: their decoder checks the header against the
+     * limits before it allocates; the pixels are then dropped */
+    samc_image img;
+    samc_status st = samc_image_from_memory(buf, len, what, &img, err);
+    if (!st)
+        *w = img.w, *h = img.h;
+    samc_image_free(&img);
+    return st;
 }
 
 samc_status samc_image_load(const char *path, samc_image *img, samc_error *err)
@@ -171,21 +99,89 @@ samc_status samc_image_load(const char *path, samc_image *img, samc_error *err)
 
 void samc_image_free(samc_image *img)
 {
-    if (img) /* stb and libjpeg buffers alike: stb allocates with malloc (STBI_MALLOC default) */
+    if (img) /* malloc'd by every decoder */
         free(img->rgb), img->rgb = NULL;
 }
 
 samc_status samc_png_write(const char *path, int w, int h, int comp, const uint8_t *data, samc_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-    if (!stbi_write_png(tmp, w, h, comp, data, w * comp)) {
-        remove(tmp);
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG", path);
+    char *tmp = NULL;
+    samc_status st = samc__tmp_create(path, &tmp, err);
+    if (st)
+        return st;
+    if (!(st = samc__png_write_into(tmp, path, w, h, comp, data, err)))
+        st = samc__tmp_commit(&tmp, path, err);
+    samc__tmp_discard(tmp);
+    return st;
+}
+
+samc_status samc__png_write_into(const char *tmp, const char *what, int w, int h, int comp, const uint8_t *data,
+                                 samc_error *err)
+{
+    FILE *f = NULL;
+    samc_status st = samc__tmp_reopen(tmp, what, &f, err);
+    if (st)
+        return st;
+    st = samc__png_encode_file(f, w, h, comp, data, what, err);
+    if (fclose(f) && !st)
+        st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", what, strerror(errno));
+    return st;
+}
+
+samc_status samc_png_encode(int w, int h, int comp, const uint8_t *data, uint8_t **png, size_t *n, samc_error *err)
+{
+    *png = NULL, *n = 0;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return samc_fail(err, SAMC_ERR_NOMEM, "cannot encode a %dx%d PNG (out of memory)", w, h);
+    samc_status st = samc__png_encode_file(f, w, h, comp, data, "PNG in memory", err);
+    if (fclose(f) && !st)
+        st = samc_fail(err, SAMC_ERR_NOMEM, "cannot encode a %dx%d PNG (out of memory)", w, h);
+    if (st) {
+        free(buf);
+        return st;
     }
-    if (rename(tmp, path)) {
-        remove(tmp);
-        return samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", path, strerror(errno));
-    }
+    *png = (uint8_t *)buf, *n = len;
     return SAMC_OK;
+}
+
+void samc_davis_palette(uint8_t palette[768])
+{
+    /* PASCAL VOC's colour map: bit k of the index, from the lowest,
+     * becomes bit 7-k/3 of channel k%3. */
+    for (int i = 0; i < 256; i++) {
+        int r = 0, g = 0, b = 0, c = i;
+        for (int j = 0; j < 8; j++, c >>= 3) {
+            r |= ((c >> 0) & 1) << (7 - j);
+            g |= ((c >> 1) & 1) << (7 - j);
+            b |= ((c >> 2) & 1) << (7 - j);
+        }
+        palette[3 * i] = (uint8_t)r, palette[3 * i + 1] = (uint8_t)g, palette[3 * i + 2] = (uint8_t)b;
+    }
+}
+
+samc_status samc_png_write_palette(const char *path, int w, int h, const uint8_t *index, const uint8_t *palette,
+                                   int n_colors, samc_error *err)
+{
+    if (w < 1 || h < 1 || n_colors < 1 || n_colors > 256)
+        return samc_fail(err, SAMC_ERR_ARG, "%s: a palette PNG needs a size and 1 to 256 colours (got %dx%d, %d)", path,
+                         w, h, n_colors);
+    for (int64_t i = 0; i < (int64_t)w * h; i++)
+        if (index[i] >= n_colors)
+            return samc_fail(err, SAMC_ERR_ARG, "%s: pixel %lld has index %d, past the %d palette colours", path,
+                             (long long)i, index[i], n_colors);
+    char *tmp = NULL;
+    FILE *f = NULL;
+    samc_status st = samc__tmp_create(path, &tmp, err);
+    if (!st && !(st = samc__tmp_reopen(tmp, path, &f, err))) {
+        st = samc__png_encode_palette_file(f, w, h, index, palette, n_colors, path, err);
+        if (fclose(f) && !st)
+            st = samc_fail(err, SAMC_ERR_IO, "%s: cannot write PNG: %s", path, strerror(errno));
+    }
+    if (!st)
+        st = samc__tmp_commit(&tmp, path, err);
+    samc__tmp_discard(tmp);
+    return st;
 }

@@ -15,7 +15,7 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
-#include "core/io/image_io.h"
+#include "core/io/image_limits.h"
 
 typedef struct jerr {
     struct jpeg_error_mgr pub;
@@ -64,13 +64,34 @@ typedef struct job {
     const uint8_t *buf; /* memory source when f is NULL */
     size_t len;
     uint8_t *rgb;
+    uint8_t *cmyk_row; /* one CMYK row before conversion */
 } job;
+
+/* Pillow reads every 4-component JPEG as Adobe-inverted CMYK ("CMYK;I")
+ * and converts it to RGB with cmyk2rgb (libImaging/Convert.c): with the
+ * stored values inverted, r = nk - nk*c/255 (rounded as MULDIV255), nk =
+ * 255 - k, which is what this does on libjpeg's raw CMYK output. */
+static uint8_t muldiv255(int a, int b)
+{
+    const int t = a * b + 128;
+    return (uint8_t)(((t >> 8) + t) >> 8);
+}
+
+static void cmyk_to_rgb(const uint8_t *in, uint8_t *out, int w)
+{
+    for (int x = 0; x < w; x++) {
+        const int nk = in[4 * x + 3]; /* 255 - (255 - stored k) */
+        for (int k = 0; k < 3; k++)
+            out[3 * x + k] = (uint8_t)(nk - muldiv255(255 - in[4 * x + k], nk));
+    }
+}
 
 /* Everything after setjmp lives in `j` (heap), so longjmp clobbers nothing. */
 static samc_status run(job *j, const char *path, bool pixels, int *w, int *h, samc_error *err)
 {
     if (setjmp(j->err.jump)) {
         free(j->rgb), j->rgb = NULL;
+        free(j->cmyk_row), j->cmyk_row = NULL;
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not a readable JPEG (%s)", path, j->err.msg);
     }
     jpeg_create_decompress(&j->cinfo);
@@ -82,23 +103,25 @@ static samc_status run(job *j, const char *path, bool pixels, int *w, int *h, sa
     j->cinfo.progress = &j->progress;
     jpeg_read_header(&j->cinfo, TRUE);
     *w = (int)j->cinfo.image_width, *h = (int)j->cinfo.image_height;
-    if (*w <= 0 || *h <= 0 || *w > SAMC_IMAGE_MAX_SIDE || *h > SAMC_IMAGE_MAX_SIDE ||
-        (long long)*w * *h > SAMC_IMAGE_MAX_PIXELS)
-        return samc_fail(err, SAMC_ERR_ARG, "%s: frame is %dx%d, outside samc's image limits", path, *w, *h);
-    if (!pixels)
-        return SAMC_OK;
-    j->cinfo.out_color_space = JCS_RGB;
+    samc_status st = samc__image_check_dims(*w, *h, path, err);
+    if (st || !pixels)
+        return st;
+    const bool cmyk = j->cinfo.jpeg_color_space == JCS_CMYK || j->cinfo.jpeg_color_space == JCS_YCCK;
+    j->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB; /* libjpeg turns YCCK into CMYK */
     jpeg_start_decompress(&j->cinfo);
-    if (j->cinfo.output_components != 3)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: JPEG does not decode to RGB", path);
+    if (j->cinfo.output_components != (cmyk ? 4 : 3))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: JPEG does not decode to %s", path, cmyk ? "CMYK" : "RGB");
     const size_t stride = (size_t)*w * 3;
-    if (!(j->rgb = malloc(stride * (size_t)*h)))
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!(j->rgb = malloc(stride * (size_t)*h)) || (cmyk && !(j->cmyk_row = malloc((size_t)*w * 4))))
+        return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory for a %dx%d image", path, *w, *h);
     while (j->cinfo.output_scanline < j->cinfo.output_height) {
-        JSAMPROW row = j->rgb + stride * j->cinfo.output_scanline;
+        JSAMPROW out = j->rgb + stride * j->cinfo.output_scanline, row = cmyk ? j->cmyk_row : out;
         jpeg_read_scanlines(&j->cinfo, &row, 1);
+        if (cmyk)
+            cmyk_to_rgb(j->cmyk_row, out, *w);
     }
     jpeg_finish_decompress(&j->cinfo);
+    free(j->cmyk_row), j->cmyk_row = NULL;
     return SAMC_OK;
 }
 
@@ -128,10 +151,13 @@ static samc_status decode(const char *path, const uint8_t *buf, size_t len, bool
     jpeg_destroy_decompress(&j->cinfo);
     if (j->f)
         fclose(j->f);
-    if (rgb)
-        *rgb = st ? NULL : j->rgb;
+    free(j->cmyk_row);
+    if (rgb && !st)
+        *rgb = j->rgb;
     else
         free(j->rgb);
+    if (rgb && st)
+        *rgb = NULL;
     free(j);
     return st;
 }

@@ -27,7 +27,8 @@ typedef struct pkl_vm {
     size_t nmarks, marks_cap;
     samc_pkl_obj **memo;
     size_t memo_cap, memo_count;
-    samc_status failed; /* first failure recorded by vm_fail */
+    size_t charged, budget; /* bytes allocated for objects and containers */
+    samc_status failed;     /* first failure recorded by vm_fail */
 } pkl_vm;
 
 static const char *const dtype_names[SAMC_PKL_DT_COUNT] = {
@@ -125,6 +126,23 @@ static samc_status vm_fail(pkl_vm *vm, samc_status st, const char *fmt, ...)
     return samc_fail(vm->err, st, "%s: %s (at byte %zu)", vm->source, msg, vm->op_pos);
 }
 
+/* Every allocation the pickle causes is charged against a budget of a
+ * small multiple of its size (SAMC_PKL_BYTES_PER_BYTE per byte plus a
+ * floor): memo references and empty objects cost a byte or two of input
+ * and tens of bytes of memory each, so without it a 16 KB deflated .pt
+ * reached 1.76 GB before failing. */
+static samc_status charge(pkl_vm *vm, size_t bytes)
+{
+    bytes += 16; /* the allocator's own header and rounding */
+    if (bytes > vm->budget - vm->charged)
+        return VM_FAIL(vm, SAMC_ERR_NOMEM,
+                       "pickle of %zu bytes needs more than %zu bytes of memory (samc's budget: %d per byte + %d MiB;"
+                       " a decompression bomb?)", vm->n, vm->budget, SAMC_PKL_BYTES_PER_BYTE,
+                       SAMC_PKL_BUDGET_FLOOR_MIB);
+    vm->charged += bytes;
+    return SAMC_OK;
+}
+
 /* Copy `s` (len n) into out for messages: printable ASCII only, truncated. */
 static void printable(const char *s, size_t n, char *out, size_t cap)
 {
@@ -147,6 +165,8 @@ static samc_pkl_obj *vm_new(pkl_vm *vm, samc_pkl_type t)
         VM_FAIL(vm, SAMC_ERR_NOMEM, "pickle creates more than %u objects", SAMC_PKL_MAX_OBJECTS);
         return NULL;
     }
+    if (charge(vm, sizeof(samc_pkl_obj)))
+        return NULL;
     samc_pkl_obj *o = calloc(1, sizeof *o);
     if (!o) {
         VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
@@ -167,6 +187,9 @@ static samc_status vm_push(pkl_vm *vm, samc_pkl_obj *o)
         if (vm->stack_cap >= SAMC_PKL_MAX_STACK)
             return VM_FAIL(vm, SAMC_ERR_NOMEM, "pickle stack exceeds %u entries", SAMC_PKL_MAX_STACK);
         size_t ncap = vm->stack_cap ? vm->stack_cap * 2 : 64;
+        samc_status st = charge(vm, (ncap - vm->stack_cap) * sizeof *vm->stack);
+        if (st)
+            return st;
         samc_pkl_obj **ns = realloc(vm->stack, ncap * sizeof *ns);
         if (!ns)
             return VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
@@ -233,12 +256,15 @@ static samc_status seq_reserve(pkl_vm *vm, samc_pkl_obj ***items, size_t *cap, s
 {
     if (want <= *cap)
         return SAMC_OK;
-    size_t ncap = *cap ? *cap : 8;
+    size_t ncap = *cap ? *cap : 2;
     while (ncap < want) {
         if (ncap > SIZE_MAX / 4 / sizeof(**items))
             return VM_FAIL(vm, SAMC_ERR_NOMEM, "container too large");
         ncap *= 2;
     }
+    samc_status st = charge(vm, (ncap - *cap) * sizeof(**items));
+    if (st)
+        return st;
     samc_pkl_obj **ni = realloc(*items, ncap * sizeof *ni);
     if (!ni)
         return VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
@@ -253,6 +279,8 @@ static samc_pkl_obj *make_tuple(pkl_vm *vm, samc_pkl_obj *const *items, size_t n
     if (!t)
         return NULL;
     if (n) {
+        if (charge(vm, n * sizeof *t->u.seq.items))
+            return NULL;
         t->u.seq.items = malloc(n * sizeof *t->u.seq.items);
         if (!t->u.seq.items) {
             VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
@@ -267,7 +295,7 @@ static samc_pkl_obj *make_tuple(pkl_vm *vm, samc_pkl_obj *const *items, size_t n
 static samc_pkl_obj *make_str(pkl_vm *vm, const uint8_t *s, size_t n)
 {
     samc_pkl_obj *o = vm_new(vm, SAMC_PKL_STR);
-    if (!o)
+    if (!o || charge(vm, n + 1))
         return NULL;
     o->u.str.s = malloc(n + 1);
     if (!o->u.str.s) {
@@ -471,6 +499,8 @@ static samc_status memo_put(pkl_vm *vm, uint64_t idx)
         size_t ncap = vm->memo_cap ? vm->memo_cap : 64;
         while (ncap <= idx)
             ncap *= 2;
+        if ((st = charge(vm, (ncap - vm->memo_cap) * sizeof *vm->memo)))
+            return st;
         samc_pkl_obj **nm = realloc(vm->memo, ncap * sizeof *nm);
         if (!nm)
             return VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
@@ -500,6 +530,81 @@ static samc_status dict_set(pkl_vm *vm, samc_pkl_obj *d, samc_pkl_obj *k, samc_p
     d->u.dict.kv[2 * d->u.dict.n] = k;
     d->u.dict.kv[2 * d->u.dict.n + 1] = v;
     d->u.dict.n++;
+    return SAMC_OK;
+}
+
+/* Python's dict keeps one entry per key: the value of the last SETITEM, at
+ * the position of the first. samc's dicts append, so every dict is
+ * collapsed that way once the pickle has run (string and integer keys:
+ * the only ones torch state dicts have). */
+typedef struct kidx {
+    const samc_pkl_obj *k;
+    size_t i;
+} kidx;
+
+static int key_cmp(const samc_pkl_obj *a, const samc_pkl_obj *b)
+{
+    if (a->type != b->type)
+        return (int)a->type - (int)b->type;
+    if (a->type == SAMC_PKL_INT)
+        return (a->u.i > b->u.i) - (a->u.i < b->u.i);
+    const size_t n = a->u.str.len < b->u.str.len ? a->u.str.len : b->u.str.len;
+    const int c = memcmp(a->u.str.s, b->u.str.s, n);
+    return c ? c : (a->u.str.len > b->u.str.len) - (a->u.str.len < b->u.str.len);
+}
+
+static int kidx_cmp(const void *x, const void *y)
+{
+    const kidx *a = x, *b = y;
+    const int c = key_cmp(a->k, b->k);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static samc_status dict_collapse(pkl_vm *vm, samc_pkl_obj *d)
+{
+    const size_t n = d->u.dict.n;
+    size_t m = 0;
+    samc_status st = charge(vm, n * sizeof(kidx));
+    kidx *v = st ? NULL : malloc(n * sizeof *v);
+    if (!v)
+        return st ? st : VM_FAIL(vm, SAMC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const samc_pkl_obj *k = d->u.dict.kv[2 * i];
+        if (k->type == SAMC_PKL_STR || k->type == SAMC_PKL_INT)
+            v[m++] = (kidx){k, i};
+    }
+    qsort(v, m, sizeof *v, kidx_cmp);
+    int dup = 0;
+    for (size_t a = 0, b; a < m; a = b) {
+        for (b = a + 1; b < m && !key_cmp(v[a].k, v[b].k); b++) {
+            d->u.dict.kv[2 * v[b].i] = NULL; /* a later duplicate: its value moves to the first */
+            dup = 1;
+        }
+        if (b - a > 1)
+            d->u.dict.kv[2 * v[a].i + 1] = d->u.dict.kv[2 * v[b - 1].i + 1];
+    }
+    free(v);
+    if (!dup)
+        return SAMC_OK;
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d->u.dict.kv[2 * i]) {
+            d->u.dict.kv[2 * out] = d->u.dict.kv[2 * i];
+            d->u.dict.kv[2 * out + 1] = d->u.dict.kv[2 * i + 1];
+            out++;
+        }
+    d->u.dict.n = out;
+    return SAMC_OK;
+}
+
+static samc_status collapse_dicts(pkl_vm *vm)
+{
+    for (samc_pkl_obj *o = vm->p->arena; o; o = o->arena_next)
+        if (o->type == SAMC_PKL_DICT && o->u.dict.n > 1) {
+            samc_status st = dict_collapse(vm, o);
+            if (st)
+                return st;
+        }
     return SAMC_OK;
 }
 
@@ -767,7 +872,10 @@ samc_status samc_pickle_load(const uint8_t *data, size_t n, const char *source, 
         free(vm.p);
         return samc_fail(err, SAMC_ERR_NOMEM, "%s: out of memory", source);
     }
+    vm.budget = (size_t)SAMC_PKL_BYTES_PER_BYTE * n + ((size_t)SAMC_PKL_BUDGET_FLOOR_MIB << 20);
     samc_status st = run(&vm);
+    if (!st)
+        st = collapse_dicts(&vm);
     free(vm.stack);
     free(vm.marks);
     free(vm.memo);

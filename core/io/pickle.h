@@ -13,7 +13,9 @@
  *
  * The interpreter is iterative (no recursion on input structure) and every
  * resource is bounded: input size, MARK nesting, stack, memo and object
- * counts (see the SAMC_PKL_MAX_* limits).
+ * counts (see the SAMC_PKL_MAX_* limits), and the memory of everything it
+ * builds by SAMC_PKL_BYTES_PER_BYTE per input byte. Dicts follow Python:
+ * of a key set twice the last value wins (at the first one's position).
  */
 #ifndef SAMC_CORE_PICKLE_H
 #define SAMC_CORE_PICKLE_H
@@ -30,6 +32,11 @@
 #define SAMC_PKL_MAX_STACK (1u << 22)             /* value stack entries */
 #define SAMC_PKL_MAX_MEMO (1u << 22)              /* memo index */
 #define SAMC_PKL_MAX_OBJECTS (1u << 23)           /* objects created */
+/* Memory for objects, strings and containers: at most this many bytes per
+ * pickle byte, plus the floor (torch.save state dicts of the fixtures take
+ * 19-22 per byte; a pickle of empty objects ~130). */
+#define SAMC_PKL_BYTES_PER_BYTE 48
+#define SAMC_PKL_BUDGET_FLOOR_MIB 16
 
 typedef enum samc_pkl_type {
     SAMC_PKL_NONE = 0,

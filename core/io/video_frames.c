@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/base/error.h"
 #include "core/io/image_io.h"
@@ -18,6 +19,7 @@ struct samc_frames {
     char **paths;          /* directory source, else NULL */
     uint8_t **mem;         /* memory / stream source: count entries, NULL when forgotten */
     int cap;
+    samc_video_file *vf;   /* video file source, else NULL */
     uint8_t *decoded;      /* the last decoded file (RGB) */
     int decoded_idx;
 };
@@ -47,6 +49,7 @@ void samc_frames_free(samc_frames *f)
     for (int i = 0; f->mem && i < f->count; i++)
         free(f->mem[i]);
     free(f->paths), free(f->mem);
+    samc_video_file_free(f->vf);
     free(f->decoded);
     free(f);
 }
@@ -153,6 +156,64 @@ samc_status samc_frames_open_dir(const char *dir, samc_frames **out, samc_error 
     return SAMC_OK;
 }
 
+/* A source around an opened video file (taken, freed on failure). */
+static samc_status frames_of_video(samc_video_file *vf, samc_frames **out, samc_error *err)
+{
+    samc_frames *f = frames_alloc();
+    if (!f) {
+        samc_video_file_free(vf);
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    }
+    f->vf = vf;
+    f->count = samc_video_file_count(vf);
+    f->h = samc_video_file_height(vf), f->w = samc_video_file_width(vf);
+    *out = f;
+    return SAMC_OK;
+}
+
+samc_status samc_frames_open_video(const char *path, samc_frames **out, samc_error *err)
+{
+    *out = NULL;
+    samc_video_file *vf = NULL;
+    samc_status st = samc_video_file_open(path, &vf, err);
+    return st ? st : frames_of_video(vf, out, err);
+}
+
+samc_status samc_frames_open_video_memory(const void *data, size_t n, const char *what, samc_frames **out,
+                                          samc_error *err)
+{
+    *out = NULL;
+    samc_video_file *vf = NULL;
+    samc_status st = samc_video_file_open_memory(data, n, what, &vf, err);
+    return st ? st : frames_of_video(vf, out, err);
+}
+
+samc_video_file *samc_frames_video_file(const samc_frames *f) { return f->vf; }
+
+const char *samc_frames_kind(const samc_frames *f)
+{
+    return f->vf ? "video file" : f->paths ? "frames directory" : "frames in memory";
+}
+
+samc_status samc_frames_open_path(const char *path, samc_frames **out, samc_error *err)
+{
+    *out = NULL;
+    struct stat sb;
+    if (stat(path, &sb))
+        return samc_fail(err, SAMC_ERR_IO, "%s: cannot open frames directory or video file: %s", path, strerror(errno));
+    return S_ISDIR(sb.st_mode) ? samc_frames_open_dir(path, out, err) : samc_frames_open_video(path, out, err);
+}
+
+samc_status samc_frames_get_input(samc_frames *f, int t, int S, const uint8_t **rgb, int *h, int *w, samc_error *err)
+{
+    if (f->vf) {
+        *h = *w = S;
+        return samc_video_file_resized(f->vf, t, S, rgb, err);
+    }
+    *h = f->h, *w = f->w;
+    return samc_frames_get(f, t, rgb, err);
+}
+
 samc_status samc_frames_new_stream(samc_frames **out, samc_error *err)
 {
     *out = frames_alloc();
@@ -161,8 +222,8 @@ samc_status samc_frames_new_stream(samc_frames **out, samc_error *err)
 
 samc_status samc_frames_push(samc_frames *f, const uint8_t *rgb, int h, int w, samc_error *err)
 {
-    if (f->paths)
-        return samc_fail(err, SAMC_ERR_ARG, "cannot push frames into a directory source");
+    if (f->paths || f->vf)
+        return samc_fail(err, SAMC_ERR_ARG, "cannot push frames into a directory or video file source");
     if (!rgb || h <= 0 || w <= 0 || (long long)w * h > SAMC_IMAGE_MAX_PIXELS)
         return samc_fail(err, SAMC_ERR_ARG, "pushed frame %d has an unusable size %dx%d", f->count, w, h);
     if (f->count && (h != f->h || w != f->w))
@@ -208,6 +269,8 @@ samc_status samc_frames_get(samc_frames *f, int t, const uint8_t **rgb, samc_err
     *rgb = NULL;
     if (t < 0 || t >= f->count)
         return samc_fail(err, SAMC_ERR_ARG, "frame index %d is outside 0..%d", t, f->count - 1);
+    if (f->vf)
+        return samc_video_file_frame(f->vf, t, rgb, err);
     if (f->mem) {
         if (!f->mem[t])
             return samc_fail(err, SAMC_ERR_ARG, "frame %d was already released by the stream", t);

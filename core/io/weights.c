@@ -138,10 +138,11 @@ static samc_status add_entry(samc_weights *w, const char *key, int ndim, const i
     if (!data) {
         return samc_fail(err, SAMC_ERR_ARG, "%s: key '%s': NULL data", src, key);
     }
-    if (w->count >= UINT32_MAX - 1) {
+    if (w->count >= SAMC_WEIGHTS_MAX_TENSORS) {
         if (owns)
             free(data);
-        return samc_fail(err, SAMC_ERR_NOMEM, "%s: too many tensors", src);
+        return samc_fail(err, SAMC_ERR_NOMEM, "%s: more than %d tensors (samc's limit)", src,
+                         SAMC_WEIGHTS_MAX_TENSORS);
     }
     /* keep the load factor below 1/2 */
     if ((w->count + 1) * 2 > w->index_cap && index_grow(w) != 0) {

@@ -21,6 +21,10 @@
 #include "core/base/fileio.h"
 #include "core/base/tensor.h"
 
+/* Most tensors one weight file may hold: each costs a key, an entry and an
+ * allocation, so a file of 300k empty tensors cost 1.16 GB. */
+#define SAMC_WEIGHTS_MAX_TENSORS (1 << 16)
+
 typedef struct samc_weights samc_weights;
 
 typedef enum samc_weights_format {

@@ -21,11 +21,13 @@
 #include "core/base/error.h"
 #include "core/base/fileio.h"
 #include "core/io/pickle.h"
+#include "core/io/zip_guard.h"
 #include "core/io/weights.h"
 
 #define PT_MAX_NUMEL ((int64_t)1 << 31)          /* elements of one tensor */
 #define PT_MAX_STORAGE_BYTES ((int64_t)1 << 34)  /* bytes of one storage */
 #define PT_MAX_NAME 4096
+#define PT_MAX_PKL_RATIO 64                      /* inflated / stored bytes of a deflated data.pkl */
 
 typedef struct pt_ctx {
     const char *path;
@@ -200,7 +202,9 @@ static samc_status zip_status(int code)
 }
 
 /* Read the first `want` bytes of entry `idx` (whose name is `name`, size
- * `entry_size`); when that is the whole entry its CRC is verified. */
+ * `entry_size`); the rest of the entry is inflated through a small scratch
+ * buffer (memory bounded by what the views need, not by what the entry
+ * declares) so that its CRC is always verified. */
 static samc_status read_entry(pt_ctx *c, zip_uint64_t idx, const char *name, uint8_t *buf,
                               size_t want, zip_uint64_t entry_size)
 {
@@ -229,7 +233,18 @@ static samc_status read_entry(pt_ctx *c, zip_uint64_t idx, const char *name, uin
             break;
         done += (size_t)r;
     }
-    if (done == want && want == entry_size) {
+    uint8_t scratch[16384];
+    for (zip_uint64_t rest = done == want && entry_size > want ? entry_size - want : 0; rest;) {
+        const zip_int64_t r = zip_fread(zf, scratch, rest < sizeof scratch ? rest : sizeof scratch);
+        if (r <= 0) {
+            samc_status st = samc_fail(c->err, SAMC_ERR_FORMAT, "%s: archive entry '%s' is corrupt or truncated: %s",
+                                       c->path, name, r < 0 ? zip_file_strerror(zf) : "shorter than its recorded size");
+            zip_fclose(zf);
+            return st;
+        }
+        rest -= (zip_uint64_t)r;
+    }
+    if (done == want) {
         /* libzip checks the CRC when a read reaches the end of the entry */
         uint8_t extra;
         zip_int64_t r = zip_fread(zf, &extra, 1);
@@ -347,12 +362,15 @@ static int dtype_kind(samc_pkl_dtype d, samc_elem_kind *k)
     }
 }
 
-/* Load the storage bytes (numel * itemsize) into the cache. */
-static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char *tkey, size_t nbytes)
+/* Load the first `need` bytes of a storage of `nbytes` (numel * itemsize)
+ * into the cache: only what the view reaches is allocated, so a 1-element
+ * view of a storage declaring 2 GiB costs 4 bytes (and the time to inflate
+ * the entry for its CRC). */
+static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char *tkey, size_t nbytes, size_t need)
 {
     const samc_pkl_obj *skey = stor->u.storage.key;
     if (c->cache_key && strcmp(c->cache_key, skey->u.str.s) == 0 &&
-        c->cache_dtype == stor->u.storage.dtype && c->cache_bytes == nbytes)
+        c->cache_dtype == stor->u.storage.dtype && c->cache_bytes >= need)
         return SAMC_OK;
     free(c->cache_key);
     free(c->cache);
@@ -383,6 +401,8 @@ static samc_status load_storage(pt_ctx *c, const samc_pkl_obj *stor, const char 
                          c->path, tkey, pstr(skey, kb, sizeof kb), name, (unsigned long long)size,
                          (long long)stor->u.storage.numel, nbytes);
     const uint8_t *view = mapped_entry(c, name, size, nbytes);
+    if (!view)
+        nbytes = need;
     uint8_t *buf = view ? NULL : malloc(nbytes ? nbytes : 1);
     char *k = malloc(skey->u.str.len + 1);
     if ((!buf && !view) || !k) {
@@ -509,7 +529,7 @@ static samc_status materialize(pt_ctx *c, const char *tkey, const samc_pkl_obj *
      * the floats produced are bounded by the file size too: a few KiB of
      * checkpoint must not expand into gigabytes. */
     if (numel > 0) { /* the storage first: its entry must hold the bytes numel needs */
-        samc_status st = load_storage(c, stor, tkey, (size_t)snumel * isz);
+        samc_status st = load_storage(c, stor, tkey, (size_t)snumel * isz, (size_t)(maxidx + 1) * isz);
         if (st)
             return st;
     }
@@ -620,6 +640,17 @@ static samc_status load_pt(pt_ctx *c, samc_weights *w)
     if (pkl_size > SAMC_PKL_MAX_BYTES)
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: '%s' is %llu bytes, more than the limit of %u",
                          c->path, pname, (unsigned long long)pkl_size, SAMC_PKL_MAX_BYTES);
+    /* torch.save stores data.pkl uncompressed; a deflated one may not
+     * inflate more than PT_MAX_PKL_RATIO times (each pickle byte can cost
+     * SAMC_PKL_BYTES_PER_BYTE of memory). */
+    zip_stat_t zs;
+    zip_stat_init(&zs);
+    if (zip_stat_index(c->za, pkl_idx, 0, &zs) == 0 && (zs.valid & ZIP_STAT_COMP_SIZE) &&
+        pkl_size > (zip_uint64_t)PT_MAX_PKL_RATIO * zs.comp_size + (1u << 20))
+        return samc_fail(c->err, SAMC_ERR_NOMEM,
+                         "%s: '%s' inflates from %llu to %llu bytes (more than %d times: a decompression bomb?)",
+                         c->path, pname, (unsigned long long)zs.comp_size, (unsigned long long)pkl_size,
+                         PT_MAX_PKL_RATIO);
     uint8_t *pkl = malloc(pkl_size ? (size_t)pkl_size : 1);
     if (!pkl)
         return samc_fail(c->err, SAMC_ERR_NOMEM, "%s: out of memory", c->path);
@@ -710,10 +741,12 @@ samc_status samc_weights_open_pt(const char *path, samc_weights **out, samc_erro
     /* 8 floats per file byte (f16 storages give 2, views sharing storage a
      * little more) plus 64 Mi floats of slack. */
     c.max_total_floats = (int64_t)(fsize < ((uint64_t)1 << 56) ? fsize : ((uint64_t)1 << 56)) * 8 + ((int64_t)1 << 26);
-    samc_error merr = {0}; /* without a mapping every entry is read through libzip */
-    if (samc_file_map(path, &c.map, &merr) == SAMC_OK && c.map.mapped)
-        index_locals(&c);
-    st = load_pt(&c, w);
+    st = samc_file_map(path, &c.map, err);
+    if (!st && (st = samc__zip_check_directory(c.map.data, c.map.size, za, path, err)) == SAMC_OK) {
+        if (c.map.mapped) /* else every entry is read through libzip */
+            index_locals(&c);
+        st = load_pt(&c, w);
+    }
     free(c.cache_key);
     free(c.cache);
     free(c.locals);

@@ -18,6 +18,7 @@
 
 #include "core/base/error.h"
 #include "core/base/fileio.h"
+#include "core/base/json_strict.h"
 #include "core/io/weights.h"
 
 #define ST_MAX_HEADER ((uint64_t)100 * 1024 * 1024)
@@ -129,6 +130,21 @@ static samc_status parse_item(const char *path, const cJSON *node, st_item *it, 
     return SAMC_OK;
 }
 
+/* __metadata__ is a map of strings to strings in the reference. */
+static samc_status check_metadata(const char *path, const cJSON *meta, samc_error *err)
+{
+    if (!cJSON_IsObject(meta))
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: __metadata__ is not a JSON object of strings", path);
+    const cJSON *v;
+    cJSON_ArrayForEach(v, meta)
+    {
+        if (!cJSON_IsString(v))
+            return samc_fail(err, SAMC_ERR_FORMAT, "%s: __metadata__ entry '%s' is not a string", path,
+                             v->string ? v->string : "");
+    }
+    return SAMC_OK;
+}
+
 static samc_status load_st(const char *path, const samc_mapped_file *mf, samc_weights *w, samc_error *err)
 {
     if (mf->size < 8)
@@ -145,12 +161,20 @@ static samc_status load_st(const char *path, const samc_mapped_file *mf, samc_we
                          "bytes; truncated?)",
                          path, (unsigned long long)n, mf->size);
     const char *hdr = (const char *)mf->data + 8;
-    const cJSON *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(hdr, (size_t)n, (const char **)&end, 0);
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: safetensors header is not valid JSON (error near byte %lld)",
-                         path, (long long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - hdr + 8 : -1));
-    samc_status st = SAMC_OK;
+    /* As the reference implementation (serde_json): the header starts with
+     * '{', is one JSON value followed only by whitespace padding, of
+     * duplicate keys the last wins; samc also refuses escaped NULs (a key
+     * "KEY\u0000junk" would read as "KEY") and more than
+     * SAMC_JSON_MAX_NODES values. */
+    if (n == 0 || hdr[0] != '{')
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: safetensors header is not a JSON object (it must start with '{')",
+                         path);
+    char what[600];
+    snprintf(what, sizeof what, "%s: safetensors header", path);
+    cJSON *root = NULL;
+    samc_status st = samc__json_parse_strict(hdr, (size_t)n, what, &root, err);
+    if (st)
+        return st;
     st_item *items = NULL;
     if (!cJSON_IsObject(root)) {
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: safetensors header is not a JSON object", path);
@@ -171,13 +195,18 @@ static samc_status load_st(const char *path, const samc_mapped_file *mf, samc_we
             st = samc_fail(err, SAMC_ERR_FORMAT, "%s: header entry without a key", path);
             goto done;
         }
-        if (strcmp(node->string, "__metadata__") == 0)
+        if (strcmp(node->string, "__metadata__") == 0) {
+            if ((st = check_metadata(path, node, err)))
+                goto done;
             continue;
+        }
         if ((st = parse_item(path, node, &items[ni], data_size, err)))
             goto done;
         ni++;
     }
-    /* overlap check on a sorted copy; the store keeps the header order */
+    /* layout check on a sorted copy (the store keeps the header order): the
+     * reference requires the tensors to tile the data section exactly, from
+     * 0 to its end, without gaps or overlaps */
     {
         st_item *sorted = malloc((size_t)(ni > 0 ? ni : 1) * sizeof *sorted);
         if (!sorted) {
@@ -186,22 +215,28 @@ static samc_status load_st(const char *path, const samc_mapped_file *mf, samc_we
         }
         memcpy(sorted, items, (size_t)ni * sizeof *sorted);
         qsort(sorted, (size_t)ni, sizeof *sorted, cmp_item);
-        const st_item *prev = NULL; /* the non-empty tensor reaching furthest so far */
-        for (int i = 0; i < ni; i++) {
+        const st_item *prev = NULL; /* the tensor before, in offset order */
+        uint64_t at = 0;
+        for (int i = 0; i < ni && !st; i++) {
             const st_item *b = &sorted[i];
-            if (b->begin == b->end)
-                continue;
-            if (prev && b->begin < prev->end) {
+            if (prev && b->begin < at)
                 st = samc_fail(err, SAMC_ERR_FORMAT,
                                "%s: tensors '%s' [%llu, %llu) and '%s' [%llu, %llu) overlap", path,
                                prev->node->string, (unsigned long long)prev->begin,
                                (unsigned long long)prev->end, b->node->string,
                                (unsigned long long)b->begin, (unsigned long long)b->end);
-                break;
-            }
-            if (!prev || b->end > prev->end)
-                prev = b;
+            else if (b->begin != at)
+                st = samc_fail(err, SAMC_ERR_FORMAT,
+                               "%s: %llu unused bytes before tensor '%s' at offset %llu (the reference implementation "
+                               "refuses gaps in the data section)", path, (unsigned long long)(b->begin - at),
+                               b->node->string, (unsigned long long)b->begin);
+            prev = b, at = b->end;
         }
+        if (!st && at != data_size)
+            st = samc_fail(err, SAMC_ERR_FORMAT,
+                           "%s: the tensors cover %llu bytes of a %llu-byte data section (the reference "
+                           "implementation refuses trailing bytes)", path, (unsigned long long)at,
+                           (unsigned long long)data_size);
         free(sorted);
         if (st)
             goto done;

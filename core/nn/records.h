@@ -105,8 +105,19 @@ typedef struct samc_ctx {
      * `tracing`. */
     void (*emit)(struct samc_ctx *ctx, const char *pattern, int index, int nslots, const char *const *slots,
                  const samc_tensor *const *t);
+    /* The same for a row of another part a whole body covers (the part
+     * instance `self` names it: a body that runs the prompt encoder with the
+     * mask decoder reports "" of &tracker->prompt_encoder). */
+    void (*emit_at)(struct samc_ctx *ctx, const void *self, const char *pattern, int index, int nslots,
+                    const char *const *slots, const samc_tensor *const *t);
     bool tracing;
     void *emit_user;
+    /* A device implementation's own state for this use of the model
+     * (streams, library handles, activation buffers), made by its bodies on
+     * first use and released with device_free when the exec is freed. The
+     * CPU implementations leave it alone (fast/ keeps `scratch`). */
+    void *device;
+    void (*device_free)(void *device);
 } samc_ctx;
 
 #endif

@@ -159,19 +159,6 @@ samc_status samc_aa_taps_make(int in, int out, samc_aa_taps *t)
     return SAMC_OK;
 }
 
-float samc_aa_dot(const float *x, int64_t step, const float *w, int n)
-{
-    const int vec_end = ((n - 1) / 4) * 4; /* taps 1..vec_end: vectorised in-order reduction */
-    float acc = x[0] * w[0];
-    for (int j = 1; j < n; j++) {
-        if (j <= vec_end)
-            acc = acc + x[j * step] * w[j];
-        else
-            acc = fmaf(x[j * step], w[j], acc);
-    }
-    return acc;
-}
-
 /* Resample `rows` lines of length `in` (element step `step`, line step
  * `lstep`) into lines of length `out` with the same layout in y. */
 static void aa_pass(const float *x, int64_t rows, int64_t lstep_in, int64_t lstep_out, int64_t step,

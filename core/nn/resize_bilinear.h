@@ -14,6 +14,7 @@
 #ifndef SAMC_CORE_RESIZE_BILINEAR_H
 #define SAMC_CORE_RESIZE_BILINEAR_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "samc_status.h"
@@ -56,7 +57,19 @@ void samc_aa_taps_free(samc_aa_taps *t);
 
 /* interpolate_aa_single_dim: one output value from n taps spaced `step`
  * (taps 1..((n-1)/4)*4 summed as multiply then add, the rest fused, as
- * torch's vectorised in-order reduction). */
-float samc_aa_dot(const float *x, int64_t step, const float *w, int n);
+ * torch's vectorised in-order reduction). Inline: the fast kernels
+ * (fast/isa/) compile it for their level, where fmaf is one instruction. */
+static inline float samc_aa_dot(const float *x, int64_t step, const float *w, int n)
+{
+    const int vec_end = ((n - 1) / 4) * 4; /* taps 1..vec_end: vectorised in-order reduction */
+    float acc = x[0] * w[0];
+    for (int j = 1; j < n; j++) {
+        if (j <= vec_end)
+            acc = acc + x[j * step] * w[j];
+        else
+            acc = fmaf(x[j * step], w[j], acc);
+    }
+    return acc;
+}
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/runtime/threads.h"
 
 const samc_scope samc_no_scope = {-1, -1};
 
@@ -54,7 +55,7 @@ samc_status samc_model_prepare(samc_model_base *b, const samc_impl *impl, samc_e
 
 int samc_exec_wire_threads(const samc_exec *x, int64_t n)
 {
-    const int nt = x->ctx.num_threads > 0 ? x->ctx.num_threads : omp_get_max_threads();
+    const int nt = samc__threads_resolve(x->ctx.num_threads);
     const int64_t pieces = n / 65536;
     return pieces < nt ? (int)(pieces > 1 ? pieces : 1) : nt;
 }
@@ -227,12 +228,11 @@ samc_status samc_exec_init_impl(samc_exec *x, const samc_layer_family *fam, cons
 {
     memset(x, 0, sizeof *x);
     x->fam = fam, x->model = model, x->base = base;
-    x->impl = impl ? samc_impl_find(impl) : samc_impl_default();
-    char names[160];
+    samc_status st = SAMC_OK;
+    x->impl = impl ? samc_impl_lookup(impl, "--impl", &st, err) : samc_impl_default();
     if (!x->impl)
-        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", impl,
-                         samc_impl_names(names, sizeof names));
-    samc_status st = check_available(x->impl, err);
+        return st;
+    st = check_available(x->impl, err);
     if (!st)
         st = make_instances(x, err);
     if (!st)
@@ -246,6 +246,8 @@ void samc_exec_free(samc_exec *x)
 {
     if (x->ctx.scratch_free)
         x->ctx.scratch_free(x->ctx.scratch);
+    if (x->ctx.device_free)
+        x->ctx.device_free(x->ctx.device);
     for (int i = 0; i < SAMC_EXEC_WIRE_SLOTS; i++)
         free(x->wire[i]);
     free(x->layers), free(x->row_first), free(x->mount_row0);
@@ -256,20 +258,18 @@ static samc_status check_available(const samc_impl *impl, samc_error *err)
 {
     const char *why = NULL;
     if (impl->available && !impl->available(&why))
-        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "implementation '%s' cannot run on this CPU (%s)", impl->name,
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "implementation '%s' cannot run on this machine (%s)", impl->name,
                          why ? why : "unsupported");
     return SAMC_OK;
 }
 
 samc_status samc_exec_set_impl(samc_exec *x, const char *name, samc_error *err)
 {
-    const samc_impl *impl = samc_impl_find(name);
-    char names[160];
+    samc_status st = SAMC_OK;
+    const samc_impl *impl = samc_impl_lookup(name ? name : "", "--impl", &st, err);
     if (!impl)
-        return samc_fail(err, SAMC_ERR_ARG, "--impl: unknown implementation '%s' (known: %s)", name ? name : "",
-                         samc_impl_names(names, sizeof names));
-    samc_status st = check_available(impl, err);
-    if (st)
+        return st;
+    if ((st = check_available(impl, err)))
         return st;
     const samc_impl *old = x->impl;
     x->impl = impl;
@@ -296,7 +296,7 @@ samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *e
                          "--impl-override '%s': expected LAYER=IMPL (e.g. image_encoder.trunk.blocks.3=ref)",
                          spec ? spec : "");
     const size_t n = (size_t)(eq - spec);
-    char layer[SAMC_LAYER_NAME_MAX], names[160];
+    char layer[SAMC_LAYER_NAME_MAX], what[SAMC_LAYER_NAME_MAX + 24];
     if (n >= sizeof layer)
         return samc_fail(err, SAMC_ERR_ARG, "--impl-override: layer name too long");
     memcpy(layer, spec, n);
@@ -306,11 +306,12 @@ samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *e
                          "--impl-override: unknown layer '%s' (layers are official module names such as %s, %s; "
                          "`samc info --layers MODEL` lists them)",
                          layer, x->n_layers > 1 ? x->layers[1].name : "", x->n_layers ? x->layers[0].name : "");
-    const samc_impl *impl = samc_impl_find(eq + 1);
+    samc_status st = SAMC_OK;
+    snprintf(what, sizeof what, "--impl-override '%s'", spec);
+    const samc_impl *impl = samc_impl_lookup(eq + 1, what, &st, err);
     if (!impl)
-        return samc_fail(err, SAMC_ERR_ARG, "--impl-override '%s': unknown implementation '%s' (known: %s)", spec, eq + 1,
-                         samc_impl_names(names, sizeof names));
-    samc_status st = check_available(impl, err);
+        return st;
+    st = check_available(impl, err);
     if (st)
         return st;
     if (x->n_overrides == SAMC_MAX_OVERRIDES)
@@ -324,12 +325,25 @@ samc_status samc_exec_add_override(samc_exec *x, const char *spec, samc_error *e
     return st;
 }
 
-void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? n : 0; }
+void samc_exec_set_threads(samc_exec *x, int n) { x->ctx.num_threads = n > 0 ? samc__threads_resolve(n) : 0; }
 
 void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user)
 {
     x->trace = fn;
     x->trace_user = user;
+}
+
+void samc_exec_set_abort(samc_exec *x, samc_exec_abort_fn fn, void *user)
+{
+    x->abort = fn;
+    x->abort_user = user;
+}
+
+samc_status samc_exec_check_abort(samc_exec *x, const char *where, samc_error *err)
+{
+    if (!x->abort || !x->abort(x->abort_user))
+        return SAMC_OK;
+    return samc_fail(err, SAMC_ERR_ABORTED, "aborted by the caller (after %s)", where);
 }
 
 const samc_layer *samc_exec_find(const samc_exec *x, const char *name)
@@ -371,7 +385,7 @@ samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L)
     samc_error_clear(&x->body_err);
     x->ctx.err = &x->body_err;
     x->ctx.prep_slot = L->prep_slot;
-    x->ctx.emit = NULL, x->ctx.emit_user = NULL, x->ctx.tracing = false;
+    x->ctx.emit = NULL, x->ctx.emit_at = NULL, x->ctx.emit_user = NULL, x->ctx.tracing = false;
     return &x->ctx;
 }
 
@@ -392,11 +406,31 @@ static void part_emit(samc_ctx *ctx, const char *pattern, int index, int nslots,
     abort();
 }
 
+/* ctx->emit_at: the row `pattern` of the part mounted on instance `self`
+ * (several parts may share one instance: the first that has the row). */
+static void part_emit_at(samc_ctx *ctx, const void *self, const char *pattern, int index, int nslots,
+                         const char *const *slots, const samc_tensor *const *t)
+{
+    samc_exec *x = ctx->emit_user;
+    for (int m = 0; m < x->fam->n_mounts; m++) {
+        const samc_part_def *part = x->fam->mounts[m].part;
+        if (mount_self(x, m) != self)
+            continue;
+        for (int r = 0; r < part->n_rows; r++)
+            if (!strcmp(part->rows[r].pattern, pattern)) {
+                samc_layer_emit(x, samc_part_layer(x, self, &part->rows[r], index), x->emit_scope, nslots, slots, t);
+                return;
+            }
+    }
+    fprintf(stderr, "samc: internal error: no part of this model has a row '%s' on that instance\n", pattern);
+    abort();
+}
+
 samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc)
 {
     samc_ctx *ctx = samc_layer_ctx(x, L);
     x->emit_part = L, x->emit_scope = sc;
-    ctx->emit = part_emit, ctx->emit_user = x, ctx->tracing = x->trace != NULL;
+    ctx->emit = part_emit, ctx->emit_at = part_emit_at, ctx->emit_user = x, ctx->tracing = x->trace != NULL;
     return ctx;
 }
 
@@ -419,7 +453,7 @@ samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope 
         return samc_fail(err, st, "%s (%s): %s", L->name, L->impl ? L->impl->name : "?",
                          x->body_err.msg[0] ? x->body_err.msg : samc_status_name(st));
     samc_layer_emit(x, L, sc, nslots, slots, t);
-    return SAMC_OK;
+    return samc_exec_check_abort(x, L->name, err);
 }
 
 static void capture_fn(void *user, const char *module, const samc_scope *sc, int n, const char *const *slots,

@@ -53,6 +53,11 @@ typedef struct samc_exec samc_exec;
 typedef struct samc_sd samc_sd; /* core/runtime/statedict.h */
 typedef struct samc_layer samc_layer;
 
+/* Asked at every layer boundary (samc_layer_done) and at the video loop's
+ * frame boundaries: true stops the call with SAMC_ERR_ABORTED. The API's
+ * abort callback (samc.h, samc_abort_fn). */
+typedef bool (*samc_exec_abort_fn)(void *user);
+
 /* Decisions a model takes by a threshold on values it computed. A chained
  * parity run may re-synchronise them with the recorded run
  * (PARITY_DUMP_FORMAT.md, "Comparison"): where the C value and the recorded
@@ -225,6 +230,8 @@ struct samc_exec {
      * caller's current frame around parts that do not take a scope (SAM 3's
      * detector runs once per video frame). */
     const samc_scope *scope;
+    samc_exec_abort_fn abort;      /* NULL: never stops early */
+    void *abort_user;
     samc_decision_fn decide;       /* NULL: decisions stand as computed */
     void *decide_user;
     samc_ctx ctx;                  /* threads, workspace, the body's error record */
@@ -265,6 +272,10 @@ void samc_exec_set_threads(samc_exec *x, int n);
  * element-wise kernels: waking a thread costs more than less work). */
 int samc_exec_wire_threads(const samc_exec *x, int64_t n);
 void samc_exec_set_trace(samc_exec *x, samc_trace_fn fn, void *user);
+void samc_exec_set_abort(samc_exec *x, samc_exec_abort_fn fn, void *user);
+/* SAMC_ERR_ABORTED, with a message naming `where` (the boundary just
+ * passed), when the abort hook asks to stop; else SAMC_OK. */
+samc_status samc_exec_check_abort(samc_exec *x, const char *where, samc_error *err);
 /* Whether any instance is named `name` or has it as a '.'-prefix. */
 bool samc_exec_is_layer_name(const samc_exec *x, const char *name);
 /* The instance named exactly `name`, or NULL. */
@@ -283,7 +294,9 @@ samc_ctx *samc_layer_ctx(samc_exec *x, const samc_layer *L);
  * whether anyone listens. */
 samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc);
 /* After L's body returned `st`: on failure the error names the layer and
- * the body's reason; on success the outputs go to the trace (parity points). */
+ * the body's reason; on success the outputs go to the trace (parity points),
+ * then the abort hook is asked (SAMC_ERR_ABORTED: the caller unwinds as on
+ * any failure, so nothing is left half-written). */
 samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,
                             samc_error *err, int nslots, const char *const *slots, const samc_tensor *const *t);
 /* Whether instance L is a parity point (its row's `parity`, `parity_if`). */

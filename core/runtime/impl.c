@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/runtime/plugin.h"
 
 /* impl_table.c */
 extern const samc_impl *const samc__builtin_impls[];
@@ -42,6 +43,9 @@ const char *samc_impl_names(char *buf, size_t n)
     buf[0] = '\0';
     for (int i = 0; i < samc_impl_count() && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", samc_impl_get(i)->name);
+    for (int i = 0; used < n && samc__plugin_impl_name(i); i++) /* those of plugins not loaded */
+        if (!samc_impl_find(samc__plugin_impl_name(i)))
+            used += (size_t)snprintf(buf + used, n - used, "%s%s (plugin)", used ? ", " : "", samc__plugin_impl_name(i));
     return buf;
 }
 

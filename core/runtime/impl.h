@@ -55,6 +55,11 @@ typedef struct samc_impl {
 
 /* By name; NULL when unknown. */
 const samc_impl *samc_impl_find(const char *name);
+/* By name, loading the plugin that provides it when it is one of the
+ * plugins' (core/runtime/plugin.c: "cuda" is in libsamc_cuda.so). NULL with
+ * *st and err set when unknown ("<what>: unknown implementation ...") or
+ * when its plugin cannot be loaded (why, and how to build or find it). */
+const samc_impl *samc_impl_lookup(const char *name, const char *what, samc_status *st, samc_error *err);
 int samc_impl_count(void);
 const samc_impl *samc_impl_get(int i);
 /* The implementation used when none is chosen. */
@@ -74,6 +79,11 @@ void samc_impl_unregister(const samc_impl *impl);
 bool samc_impl_has_body(const samc_impl *impl, int table, size_t offset);
 /* `impl`, or the first of its fallback chain, that has that body; NULL when none. */
 const samc_impl *samc_impl_provider(const samc_impl *impl, int table, size_t offset);
+
+/* What the built-in implementations run on this machine (impl_table.c): the
+ * kernels' instruction-set level and why, the bf16 kernel, OpenMP and its
+ * threads, the build's target (samc_system_info). */
+void samc__impl_system_info(char *buf, size_t n);
 
 /* The kind name of body `body` (a row's SAMC_BODY value) of table
  * `table` ("hiera_block"), or NULL when the kind lists have no such body. */

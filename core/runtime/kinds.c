@@ -29,6 +29,7 @@ const char *samc_kind_name(int table, size_t body)
     case SAMC_OPS_SAM2:
 #define TABLE_TYPE samc_sam2_ops
         SAMC_SAM2_OPS(SAMC_X)
+        SAMC_SAM2_WHOLE_OPS(SAMC_X)
 #undef TABLE_TYPE
         break;
     case SAMC_OPS_SAM3:

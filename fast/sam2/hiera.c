@@ -88,16 +88,11 @@ static void max_pool_map(int nt, const float *x, int B, int H, int W, int C, int
     for (int r = 0; r < B * ho; r++) {
         const int b = r / ho, i = r % ho;
         for (int j = 0; j < wo; j++) {
-            float *o = y + (((int64_t)b * ho + i) * wo + j) * C;
-            for (int c = 0; c < C; c++)
-                o[c] = -INFINITY;
+            const float *win[16 * 16]; /* q_stride <= 16 (config.c) */
             for (int di = 0; di < s; di++)
-                for (int dj = 0; dj < s; dj++) {
-                    const float *v = x + (((int64_t)b * H + i * s + di) * W + j * s + dj) * C;
-                    for (int c = 0; c < C; c++)
-                        if (v[c] > o[c] || isnan(v[c]))
-                            o[c] = v[c];
-                }
+                for (int dj = 0; dj < s; dj++)
+                    win[di * s + dj] = x + (((int64_t)b * H + i * s + di) * W + j * s + dj) * C;
+            samc__fast_max_rows(y + (((int64_t)b * ho + i) * wo + j) * C, win, s * s, C);
         }
     }
 }
@@ -149,15 +144,11 @@ static void window_head(const win_task *t, int b, int wy, int wx, int h, const f
             }
             float *q = Q + (int64_t)i * hd;
             qr[i] = q;
-            for (int k = 0; k < hd; k++)
-                q[k] = -INFINITY;
+            const float *win[16 * 16]; /* q_stride <= 16 (config.c) */
             for (int di = 0; di < s; di++)
-                for (int dj = 0; dj < s; dj++) {
-                    const float *v = qkv_token(t, b, wy * g->wh + r * s + di, wx * g->ww + c * s + dj, 0, h);
-                    for (int k = 0; k < hd; k++)
-                        if (v[k] > q[k] || isnan(v[k]))
-                            q[k] = v[k];
-                }
+                for (int dj = 0; dj < s; dj++)
+                    win[di * s + dj] = qkv_token(t, b, wy * g->wh + r * s + di, wx * g->ww + c * s + dj, 0, h);
+            samc__fast_max_rows(q, win, s * s, hd);
         }
     for (int r = 0; r < g->qh; r++)
         for (int c = 0; c < g->qw; c++) {

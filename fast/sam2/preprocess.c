@@ -16,7 +16,6 @@
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
-#include "fast/simd.h"
 
 static const float k_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float k_std[3] = {0.229f, 0.224f, 0.225f};
@@ -47,13 +46,7 @@ samc_status samc_fast_preprocess(samc_ctx *ctx, const uint8_t *img, int h, int w
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int r = 0; r < 3 * size; r++) {
         const int c = r / size;
-        float *x = out->data + (int64_t)r * size;
-        const vf m = vset1(k_mean[c]), s = vset1(k_std[c]);
-        int i = 0;
-        for (; i + VL <= size; i += VL)
-            vstore(x + i, vdiv(vsub(vload(x + i), m), s));
-        for (; i < size; i++)
-            x[i] = (x[i] - k_mean[c]) / k_std[c];
+        samc__fast_standardize(out->data + (int64_t)r * size, size, k_mean[c], k_std[c]);
     }
     return SAMC_OK;
 }

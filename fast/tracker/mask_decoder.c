@@ -9,36 +9,8 @@
 #include "core/base/error.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
-#include "fast/simd.h"
 
 #define PIX_PANEL 2048
-
-/* masks[t, p] = sum_c hyper[t, c] up[c, p] for n pixels: M (<= 8) rows are
- * too few for the GEMM kernel (it would pack all of `up`); one pass over up,
- * vectors of pixels, M accumulators. */
-static void mask_product(int M, int C, const float *hyper, const float *up, int64_t ld, int n, float *out)
-{
-    int p = 0;
-    for (; p + VL <= n; p += VL) {
-        vf acc[SAMC_MAX_MASK_TOKENS];
-        for (int t = 0; t < M; t++)
-            acc[t] = vset1(0.0f);
-        for (int c = 0; c < C; c++) {
-            const vf u = vload(up + c * ld + p);
-            for (int t = 0; t < M; t++)
-                acc[t] = vfma(vset1(hyper[t * C + c]), u, acc[t]);
-        }
-        for (int t = 0; t < M; t++)
-            vstore(out + t * ld + p, acc[t]);
-    }
-    for (; p < n; p++)
-        for (int t = 0; t < M; t++) {
-            float acc = 0.0f;
-            for (int c = 0; c < C; c++)
-                acc = fmaf(hyper[t * C + c], up[c * ld + p], acc);
-            out[t * ld + p] = acc;
-        }
-}
 
 static const float *feat_b(const samc_tensor *f, int b, int64_t n)
 {
@@ -155,7 +127,9 @@ samc_status samc_fast_mask_decoder_heads(samc_ctx *ctx, const samc_mask_decoder 
         for (int64_t p = 0; p < np; p++) {
             const int64_t p0 = p * PIX_PANEL;
             const int n = (int)(HW - p0 < PIX_PANEL ? HW - p0 : PIX_PANEL);
-            mask_product((int)M, c2, hyper, up + p0, HW, n, mb + p0);
+            /* M (<= 8) rows are too few for the GEMM kernel (it would pack
+             * all of `up`): one pass over up, M accumulators */
+            samc__fast_mask_product((int)M, c2, hyper, up + p0, HW, n, mb + p0);
         }
     }
     return SAMC_OK;

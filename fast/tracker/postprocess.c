@@ -11,7 +11,6 @@
 #include "core/nn/resize_bilinear.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
-#include "fast/simd.h"
 
 /* One plane's rows [r0, r1) of the output: the rows of hr (h x W, each
  * source row already interpolated along x) blended along y; the float steps
@@ -19,14 +18,8 @@
 static void blend_rows(const float *hr, int W, const samc_lin_tap *th, int r0, int r1, float *out)
 {
     for (int i = r0; i < r1; i++) {
-        const float *a = hr + (int64_t)th[i].i0 * W, *c = hr + (int64_t)th[i].i1 * W;
-        float *y = out + (int64_t)i * W;
-        const vf h0 = vset1(th[i].l0), h1 = vset1(th[i].l1);
-        int j = 0;
-        for (; j + VL <= W; j += VL)
-            vstore(y + j, vfma(vload(a + j), h0, vmul(vload(c + j), h1)));
-        for (; j < W; j++)
-            y[j] = fmaf(a[j], th[i].l0, c[j] * th[i].l1);
+        samc__fast_lerp_rows(hr + (int64_t)th[i].i0 * W, hr + (int64_t)th[i].i1 * W, th[i].l0, th[i].l1, W,
+                             out + (int64_t)i * W);
     }
 }
 
@@ -59,12 +52,8 @@ samc_status samc_fast_postprocess(samc_ctx *ctx, const samc_tensor *lowres, int 
 #pragma omp parallel num_threads(nt) if (planes * (int64_t)H * W > 65536)
         {
 #pragma omp for schedule(static)
-            for (int64_t r = 0; r < planes * h; r++) {
-                const float *x = lowres->data + r * w;
-                float *y = hr + r * W;
-                for (int j = 0; j < W; j++)
-                    y[j] = fmaf(x[tw[j].i0], tw[j].l0, x[tw[j].i1] * tw[j].l1);
-            }
+            for (int64_t r = 0; r < planes * h; r++)
+                samc__fast_lerp_taps(lowres->data + r * w, tw, W, hr + r * W);
 #pragma omp for schedule(static)
             for (int64_t t = 0; t < planes * nb; t++) {
                 const int64_t p = t / nb, i0 = (t % nb) * blk;

@@ -12,19 +12,10 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/tracker/prompt_points.h"
 #include "core/nn/position_encoding.h"
 #include "fast/fast.h"
 #include "fast/fast_ops.h"
-
-static void embed_point(const samc_prompt_encoder *pe, float x, float y, int32_t label, float *o)
-{
-    const int D = pe->embed_dim;
-    samc_fourier_pe(pe->gauss, pe->embed_dim / 2, x / (float)pe->input_w, y / (float)pe->input_h, o);
-    if (label == -1)
-        memcpy(o, pe->not_a_point, (size_t)D * sizeof *o);
-    else if (label >= 0 && label <= 3)
-        samc__fast_add(o, o, pe->point_embed[label], D);
-}
 
 static samc_status embed_masks(samc_ctx *ctx, int nt, const samc_prompt_encoder *pe, const samc_tensor *masks,
                                samc_tensor *dense)
@@ -74,26 +65,10 @@ samc_status samc_fast_prompt_encoder(samc_ctx *ctx, const samc_prompt_encoder *p
     if (masks && (masks->ndim != 4 || masks->shape[0] != B || masks->shape[1] != 1))
         return samc_fail(ctx->err, SAMC_ERR_SHAPE, "prompt encoder: masks must be (%d,1,H,W)", B);
     const int nt = samc__fast_threads(ctx), D = pe->embed_dim;
-    const bool pad = boxes == NULL;
-    const int np = N > 0 ? N + (pad ? 1 : 0) : 0; /* point rows per batch element */
     /* sparse rows: points (+ padding point), then the two box corners */
 #pragma omp parallel for num_threads(nt) schedule(static) if (B * T > 4)
-    for (int64_t r = 0; r < (int64_t)B * T; r++) {
-        const int b = (int)(r / T), i = (int)(r % T);
-        float *o = sparse->data + r * D;
-        if (i < np) {
-            const bool is_pad = i == N;
-            const float *xy = coords + ((int64_t)b * N + i) * 2;
-            embed_point(pe, is_pad ? 0.0f : xy[0] + 0.5f, is_pad ? 0.0f : xy[1] + 0.5f,
-                        is_pad ? -1 : labels[(int64_t)b * N + i], o);
-        } else {
-            const float *box = boxes + (int64_t)b * 4;
-            const int corner = i - np;
-            samc_fourier_pe(pe->gauss, pe->embed_dim / 2, (box[2 * corner] + 0.5f) / (float)pe->input_w,
-                       (box[2 * corner + 1] + 0.5f) / (float)pe->input_h, o);
-            samc__fast_add(o, o, pe->point_embed[2 + corner], D);
-        }
-    }
+    for (int64_t r = 0; r < (int64_t)B * T; r++)
+        samc_prompt_sparse_token(pe, coords, labels, N, boxes, (int)(r / T), (int)(r % T), sparse->data + r * D);
     if (masks)
         return embed_masks(ctx, nt, pe, masks, dense);
     const int64_t hw = (int64_t)pe->emb_h * pe->emb_w;

@@ -86,9 +86,11 @@ class SAM2VideoPredictor:
     def init_state(self, video_path, offload_video_to_cpu=False, offload_state_to_cpu=False,
                    async_loading_frames=False):
         """A new inference state on a directory of JPEG frames named by number
-        (00000.jpg, ...), as the official loader reads, or (samc) a
-        (T, H, W, 3) uint8 array of frames. The offload and async options only
-        place memory in the official code and are accepted as no-ops."""
+        (00000.jpg, ...), as the official loader reads, a video file (mp4,
+        webm, mkv, mov, avi: frames as SAM 3's official OpenCV loader reads
+        them, docs/video.md), or (samc) a (T, H, W, 3) uint8 array of frames.
+        The offload and async options only place memory in the official code
+        and are accepted as no-ops."""
         tracker, abort = self._new_tracker()
         err = _native.new_error()
         if isinstance(video_path, np.ndarray):
@@ -98,9 +100,10 @@ class SAM2VideoPredictor:
             _native.raise_for(st, err)
         else:
             path = os.fspath(video_path)
-            _native.raise_for(lib.samc_tracker_open_frames_dir(tracker, path.encode("utf-8"), err), err)
-            T = lib.samc_tracker_num_frames(tracker)
-            H, W = _frame_size(lib.samc_tracker_frame_path(tracker, 0))
+            _native.raise_for(lib.samc_tracker_open_video(tracker, path.encode("utf-8"), err), err)
+            info = ffi.new("samc_video_info *")
+            _native.raise_for(lib.samc_tracker_video_info(tracker, info, err), err)
+            T, H, W = info.frames, info.height, info.width
         return InferenceState(self.model, tracker, abort, T, H, W)
 
     def reset_state(self, inference_state):
@@ -254,11 +257,3 @@ class SAM2VideoPredictor:
         return int(m.frame_idx), ids, arrays.tensor(masks)
 
 
-def _frame_size(path_ptr):
-    """(H, W) of the first frame (the official state's video_height/width)."""
-    rgb = ffi.new("uint8_t **")
-    h, w = ffi.new("int *"), ffi.new("int *")
-    err = _native.new_error()
-    _native.raise_for(lib.samc_read_image(path_ptr, rgb, h, w, err), err)
-    lib.samc_free(rgb[0])
-    return h[0], w[0]

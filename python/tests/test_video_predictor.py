@@ -136,3 +136,17 @@ def test_remove_and_reset(v1):
     assert state["obj_ids"] == []
     with pytest.raises(samc.SamcArgumentError, match="no points, box or mask"):
         list(predictor.propagate_in_video(state))
+
+
+def test_video_file(v1):
+    """init_state on a video file (fixtures/video/clip_v1.mp4, the v1 frames as
+    H.264): the size and count of the video, a propagation over every frame."""
+    path, dump, predictor = v1
+    clip = path.parent / "clip_v1.mp4"
+    state = predictor.init_state(clip)
+    assert (state["num_frames"], state["video_height"], state["video_width"]) == (5, 96, 144)
+    predictor.add_new_points_or_box(state, 0, 1, points=[[72, 48]], labels=[1])
+    frames = [f for f, _, _ in predictor.propagate_in_video(state)]
+    assert frames == [0, 1, 2, 3, 4]
+    with pytest.raises(samc.SamcError, match="cannot open as a video"):
+        predictor.init_state(path)  # a parity dump is not a video

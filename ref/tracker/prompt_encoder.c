@@ -1,5 +1,6 @@
 /* prompt_encoder.c - sam/prompt_encoder.py: PromptEncoder.forward and
- * get_dense_pe, with position_encoding.py: PositionEmbeddingRandom.
+ * get_dense_pe, with position_encoding.py: PositionEmbeddingRandom (the
+ * sparse tokens: core/models/tracker/prompt_points.c).
  *
  * The Fourier features are sin/cos of angles up to ~100 rad, where one float32
  * ulp of the angle is ~1e-5 of the result, so the angle is formed with
@@ -11,54 +12,10 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/tracker/prompt_points.h"
 #include "ref/prims.h"
 #include "core/nn/position_encoding.h"
 #include "ref/ref_ops.h"
-
-/* forward_with_coords: x / input_image_size[1], y / input_image_size[0]. */
-static void pe_with_coords(const samc_prompt_encoder *pe, float x, float y, float *out)
-{
-    samc_fourier_pe(pe->gauss, pe->embed_dim / 2, x / (float)pe->input_w, y / (float)pe->input_h, out);
-}
-
-static void add_vec(float *y, const float *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        y[i] += a[i];
-}
-
-/* _embed_points for one batch element: n points (+0.5 shift) and, when pad,
- * the padding point (0,0) with label -1 (not shifted; it becomes
- * not_a_point anyway). */
-static void embed_points(const samc_prompt_encoder *pe, const float *xy, const int32_t *labels,
-                         int n, bool pad, float *out)
-{
-    const int D = pe->embed_dim;
-    for (int i = 0; i < n + (pad ? 1 : 0); i++) {
-        float *o = out + (int64_t)i * D;
-        const bool is_pad = i == n;
-        const int32_t label = is_pad ? -1 : labels[i];
-        pe_with_coords(pe, is_pad ? 0.0f : xy[2 * i] + 0.5f, is_pad ? 0.0f : xy[2 * i + 1] + 0.5f,
-                       o);
-        /* The torch.where chain: -1 replaces the PE, 0..3 add an embedding,
-         * any other label keeps the plain PE. */
-        if (label == -1)
-            memcpy(o, pe->not_a_point, (size_t)D * sizeof *o);
-        else if (label >= 0 && label <= 3)
-            add_vec(o, pe->point_embed[label], D);
-    }
-}
-
-/* _embed_boxes for one box (x0, y0, x1, y1): two corners, +0.5, with
- * point_embeddings[2] / [3] added. */
-static void embed_box(const samc_prompt_encoder *pe, const float *box, float *out)
-{
-    const int D = pe->embed_dim;
-    pe_with_coords(pe, box[0] + 0.5f, box[1] + 0.5f, out);
-    pe_with_coords(pe, box[2] + 0.5f, box[3] + 0.5f, out + D);
-    add_vec(out, pe->point_embed[2], D);
-    add_vec(out + D, pe->point_embed[3], D);
-}
 
 /* mask_downscaling: Conv(k2,s2) LN2d GELU Conv(k2,s2) LN2d GELU Conv(k1). */
 static samc_status embed_masks(samc_error *err, const samc_prompt_encoder *pe, const samc_tensor *masks,
@@ -114,16 +71,9 @@ samc_status samc_ref_prompt_encoder(samc_ctx *ctx, const samc_prompt_encoder *pe
     if (st)
         return st;
     const int D = pe->embed_dim, T = (int)sparse->shape[1];
-    const bool pad = boxes == NULL; /* _embed_points(..., pad=(boxes is None)) */
-    for (int b = 0; b < B; b++) {   /* sparse = cat([points, boxes], dim=1) */
-        float *s = sparse->data + (int64_t)b * T * D;
-        if (N > 0) {
-            embed_points(pe, coords + (int64_t)b * N * 2, labels + (int64_t)b * N, N, pad, s);
-            s += (int64_t)(N + (pad ? 1 : 0)) * D;
-        }
-        if (boxes)
-            embed_box(pe, boxes + (int64_t)b * 4, s);
-    }
+    for (int b = 0; b < B; b++) /* sparse = cat([points, boxes], dim=1) */
+        for (int i = 0; i < T; i++)
+            samc_prompt_sparse_token(pe, coords, labels, N, boxes, b, i, sparse->data + ((int64_t)b * T + i) * D);
     if (masks)
         return embed_masks(ctx->err, pe, masks, dense);
     /* no_mask_embed.weight.reshape(1,-1,1,1).expand(bs, -1, h, w) */

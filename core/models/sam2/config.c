@@ -163,8 +163,19 @@ samc_status samc_sam2_config_validate(const samc_sam2_config *c, samc_error *err
         c->image_size % (4 * h->patch_stride))
         return samc_fail(err, SAMC_ERR_FORMAT, "config: image_size %d must be a multiple of backbone_stride %d",
                          c->image_size, c->backbone_stride);
-    if (c->image_size > 8192)
-        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "config: image_size %d is over 8192", c->image_size);
+    if (c->image_size > SAMC_SAM2_MAX_IMAGE_SIZE)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED,
+                         "config: image_size %d is over %d (the released models use 1024; the encoder's work grows "
+                         "with the square of the size and its global attention with the fourth power)",
+                         c->image_size, SAMC_SAM2_MAX_IMAGE_SIZE);
+    /* Hiera._get_pos_embed tiles pos_embed_window (window_spec[0] square)
+     * over the patch grid: the official code fails to broadcast otherwise. */
+    const int grid = c->image_size / h->patch_stride;
+    if (grid % h->window_spec[0])
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: image_size %d gives a %dx%d patch grid, which the %dx%d position-embedding window "
+                         "(window_spec[0]) does not tile", c->image_size, grid, grid, h->window_spec[0],
+                         h->window_spec[0]);
     return validate_ranges(c, err);
 }
 

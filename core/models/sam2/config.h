@@ -13,6 +13,9 @@
 #ifndef SAMC_CORE_CONFIG_H
 #define SAMC_CORE_CONFIG_H
 
+/* Largest image_size a SAM 2 config may ask for (released: 1024). */
+#define SAMC_SAM2_MAX_IMAGE_SIZE 2048
+
 #include <stdbool.h>
 
 #include "core/models/tracker/tracker_config.h"

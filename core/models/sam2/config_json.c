@@ -12,11 +12,31 @@
 #include "core/models/sam2/config_internal.h"
 #include "core/base/error.h"
 #include "core/base/fileio.h"
+#include "core/base/json_strict.h"
+
+/* Parameters of the official constructors (SAM2Base, SAM2VideoPredictor,
+ * SAM2Train and their modules) that samc accepts and does not need: any
+ * other key samc does not read is refused, as Hydra's instantiate refuses
+ * an unexpected argument. */
+static const char *const SAM2_IGNORED_KEYS[] = {
+    "compile_image_encoder", /* torch.compile: no effect on results */
+    /* MemoryAttentionLayer / RoPEAttention arguments of the released
+     * configs whose values samc's layers assume (dropout is inert at
+     * inference; activation relu, downsample_rate 1, d_model and
+     * embedding_dim = memory_attention.d_model: the weights' shapes check
+     * the sizes) */
+    "memory_attention.layer.activation", "memory_attention.layer.dropout", "memory_attention.layer.d_model",
+    "memory_attention.layer.self_attention.embedding_dim", "memory_attention.layer.self_attention.dropout",
+    "memory_attention.layer.self_attention.downsample_rate", "memory_attention.layer.cross_attention.embedding_dim",
+    "memory_attention.layer.cross_attention.dropout", "memory_attention.layer.cross_attention.downsample_rate",
+    NULL,
+};
 
 typedef struct jctx {
     const char *what; /* source, for messages */
     samc_error *err;
     samc_status st;
+    samc_json_seen seen; /* keys read, for the unknown-key check */
 } jctx;
 
 static void jfail(jctx *j, const char *path, const char *expected)
@@ -26,33 +46,44 @@ static void jfail(jctx *j, const char *path, const char *expected)
                           expected);
 }
 
+/* `key` of the object at `parent` ("" for the model section), recorded as read. */
+static const cJSON *jget(jctx *j, const cJSON *o, const char *key) { return samc__json_get(&j->seen, o, key); }
+
+/* jfail for `parent`.`key`: messages name the full key path. */
+static void jfail_key(jctx *j, const char *parent, const char *key, const char *expected)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
+    jfail(j, path, expected);
+}
+
 static void get_int(jctx *j, const cJSON *o, const char *key, const char *path, int *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = jget(j, o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 1e9)
-        return jfail(j, path, "an integer");
+        return jfail_key(j, path, key, "an integer");
     *out = (int)v->valuedouble;
 }
 
 static void get_num(jctx *j, const cJSON *o, const char *key, const char *path, double *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = jget(j, o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v))
-        return jfail(j, path, "a number");
+        return jfail_key(j, path, key, "a number");
     *out = v->valuedouble;
 }
 
 static void get_bool(jctx *j, const cJSON *o, const char *key, const char *path, bool *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = jget(j, o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsBool(v))
-        return jfail(j, path, "true or false");
+        return jfail_key(j, path, key, "true or false");
     *out = cJSON_IsTrue(v);
 }
 
@@ -61,7 +92,7 @@ static void get_bool(jctx *j, const cJSON *o, const char *key, const char *path,
 static void get_ints(jctx *j, const cJSON *o, const char *key, const char *path, int *out, int max,
                      int *count)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = jget(j, o, key);
     if (!v)
         return;
     if (cJSON_IsNull(v)) {
@@ -70,12 +101,12 @@ static void get_ints(jctx *j, const cJSON *o, const char *key, const char *path,
         return;
     }
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > max)
-        return jfail(j, path, "a list of integers (too long or not a list)");
+        return jfail_key(j, path, key, "a list of integers (too long or not a list)");
     int n = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e9)
-            return jfail(j, path, "a list of integers");
+            return jfail_key(j, path, key, "a list of integers");
         out[n++] = (int)e->valuedouble;
     }
     if (count)
@@ -84,11 +115,11 @@ static void get_ints(jctx *j, const cJSON *o, const char *key, const char *path,
 
 static const cJSON *get_obj(jctx *j, const cJSON *o, const char *key, const char *path)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = jget(j, o, key);
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsObject(v)) {
-        jfail(j, path, "an object");
+        jfail_key(j, path, key, "an object");
         return NULL;
     }
     return v;
@@ -97,7 +128,7 @@ static const cJSON *get_obj(jctx *j, const cJSON *o, const char *key, const char
 /* `_target_` must name the expected official class (by its last component). */
 static void check_target(jctx *j, const cJSON *o, const char *path, const char *cls)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "_target_");
+    const cJSON *t = jget(j, o, "_target_");
     if (!t)
         return;
     const char *s = cJSON_IsString(t) ? t->valuestring : "";
@@ -125,26 +156,26 @@ static void parse_trunk(jctx *j, const cJSON *o, samc_hiera_config *h)
     check_target(j, o, p, "Hiera");
     get_int(j, o, "embed_dim", p, &h->embed_dim);
     get_int(j, o, "num_heads", p, &h->num_heads);
-    get_ints(j, o, "stages", "image_encoder.trunk.stages", h->stages, SAMC_MAX_STAGES, &h->num_stages);
+    get_ints(j, o, "stages", "image_encoder.trunk", h->stages, SAMC_MAX_STAGES, &h->num_stages);
     get_int(j, o, "q_pool", p, &h->q_pool);
     int qs[2] = {h->q_stride, h->q_stride}, nqs = 2;
-    get_ints(j, o, "q_stride", "image_encoder.trunk.q_stride", qs, 2, &nqs);
+    get_ints(j, o, "q_stride", "image_encoder.trunk", qs, 2, &nqs);
     if (nqs != 2 || qs[0] != qs[1])
         jfail(j, "image_encoder.trunk.q_stride", "a square pair [s, s]");
     h->q_stride = qs[0];
     get_num(j, o, "dim_mul", p, &h->dim_mul);
     get_num(j, o, "head_mul", p, &h->head_mul);
     int bkg[2] = {h->bkg_h, h->bkg_w}, nb = 2;
-    get_ints(j, o, "window_pos_embed_bkg_spatial_size", "image_encoder.trunk.window_pos_embed_bkg_spatial_size",
+    get_ints(j, o, "window_pos_embed_bkg_spatial_size", "image_encoder.trunk",
              bkg, 2, &nb);
     if (nb != 2)
         jfail(j, "image_encoder.trunk.window_pos_embed_bkg_spatial_size", "a pair");
     h->bkg_h = bkg[0], h->bkg_w = bkg[1];
     int nw = h->num_stages;
-    get_ints(j, o, "window_spec", "image_encoder.trunk.window_spec", h->window_spec, SAMC_MAX_STAGES, &nw);
+    get_ints(j, o, "window_spec", "image_encoder.trunk", h->window_spec, SAMC_MAX_STAGES, &nw);
     if (nw != h->num_stages)
         jfail(j, "image_encoder.trunk.window_spec", "as long as stages");
-    get_ints(j, o, "global_att_blocks", "image_encoder.trunk.global_att_blocks", h->global_att_blocks,
+    get_ints(j, o, "global_att_blocks", "image_encoder.trunk", h->global_att_blocks,
              SAMC_MAX_GLOBAL_BLOCKS, &h->n_global);
 }
 
@@ -153,24 +184,24 @@ static void parse_neck(jctx *j, const cJSON *o, samc_neck_config *n)
     const char *p = "image_encoder.neck";
     check_target(j, o, p, "FpnNeck");
     get_int(j, o, "d_model", p, &n->d_model);
-    get_ints(j, o, "backbone_channel_list", "image_encoder.neck.backbone_channel_list",
+    get_ints(j, o, "backbone_channel_list", "image_encoder.neck",
              n->backbone_channel_list, SAMC_MAX_STAGES, &n->n_levels);
-    get_ints(j, o, "fpn_top_down_levels", "image_encoder.neck.fpn_top_down_levels",
+    get_ints(j, o, "fpn_top_down_levels", "image_encoder.neck",
              n->fpn_top_down_levels, SAMC_MAX_STAGES, &n->n_top_down);
     get_int(j, o, "kernel_size", p, &n->conv_kernel);
     get_int(j, o, "stride", p, &n->conv_stride);
     get_int(j, o, "padding", p, &n->conv_padding);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "fpn_interp_model");
+    const cJSON *v = jget(j, o, "fpn_interp_model");
     if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, "nearest") || !strcmp(v->valuestring, "bilinear"))))
         jfail(j, "image_encoder.neck.fpn_interp_model", "\"nearest\" or \"bilinear\"");
     else if (v)
         n->interp_bilinear = !strcmp(v->valuestring, "bilinear");
-    v = cJSON_GetObjectItemCaseSensitive(o, "fuse_type");
+    v = jget(j, o, "fuse_type");
     if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, "sum") || !strcmp(v->valuestring, "avg"))))
         jfail(j, "image_encoder.neck.fuse_type", "\"sum\" or \"avg\"");
     else if (v)
         n->fuse_avg = !strcmp(v->valuestring, "avg");
-    parse_sine(j, get_obj(j, o, "position_encoding", "image_encoder.neck.position_encoding"),
+    parse_sine(j, get_obj(j, o, "position_encoding", "image_encoder.neck"),
                "image_encoder.neck.position_encoding", &n->pe);
 }
 
@@ -198,7 +229,7 @@ static void parse_mem_attn(jctx *j, const cJSON *o, samc_memory_attention_config
     get_int(j, o, "d_model", p, &ma->d_model);
     get_bool(j, o, "pos_enc_at_input", p, &ma->pos_enc_at_input);
     get_int(j, o, "num_layers", p, &ma->num_layers);
-    const cJSON *l = get_obj(j, o, "layer", "memory_attention.layer");
+    const cJSON *l = get_obj(j, o, "layer", "memory_attention");
     if (!l)
         return;
     p = "memory_attention.layer";
@@ -207,9 +238,9 @@ static void parse_mem_attn(jctx *j, const cJSON *o, samc_memory_attention_config
     get_bool(j, l, "pos_enc_at_attn", p, &ma->pos_enc_at_attn);
     get_bool(j, l, "pos_enc_at_cross_attn_keys", p, &ma->pos_enc_at_cross_attn_keys);
     get_bool(j, l, "pos_enc_at_cross_attn_queries", p, &ma->pos_enc_at_cross_attn_queries);
-    parse_rope(j, get_obj(j, l, "self_attention", "memory_attention.layer.self_attention"),
+    parse_rope(j, get_obj(j, l, "self_attention", "memory_attention.layer"),
                "memory_attention.layer.self_attention", &ma->self_heads, NULL, ma);
-    parse_rope(j, get_obj(j, l, "cross_attention", "memory_attention.layer.cross_attention"),
+    parse_rope(j, get_obj(j, l, "cross_attention", "memory_attention.layer"),
                "memory_attention.layer.cross_attention", &ma->cross_heads, &ma->rope_k_repeat, ma);
 }
 
@@ -219,9 +250,9 @@ static void parse_mem_enc(jctx *j, const cJSON *o, samc_memory_encoder_config *m
     check_target(j, o, p, "MemoryEncoder");
     get_int(j, o, "out_dim", p, &me->out_dim);
     get_int(j, o, "in_dim", p, &me->in_dim);
-    parse_sine(j, get_obj(j, o, "position_encoding", "memory_encoder.position_encoding"),
+    parse_sine(j, get_obj(j, o, "position_encoding", "memory_encoder"),
                "memory_encoder.position_encoding", &me->pe);
-    const cJSON *d = get_obj(j, o, "mask_downsampler", "memory_encoder.mask_downsampler");
+    const cJSON *d = get_obj(j, o, "mask_downsampler", "memory_encoder");
     if (d) {
         p = "memory_encoder.mask_downsampler";
         check_target(j, d, p, "MaskDownSampler");
@@ -231,7 +262,7 @@ static void parse_mem_enc(jctx *j, const cJSON *o, samc_memory_encoder_config *m
         get_int(j, d, "total_stride", p, &me->ds_total_stride);
         get_int(j, d, "embed_dim", p, &me->ds_embed_dim);
     }
-    const cJSON *f = get_obj(j, o, "fuser", "memory_encoder.fuser");
+    const cJSON *f = get_obj(j, o, "fuser", "memory_encoder");
     if (!f)
         return;
     p = "memory_encoder.fuser";
@@ -241,7 +272,7 @@ static void parse_mem_enc(jctx *j, const cJSON *o, samc_memory_encoder_config *m
     get_bool(j, f, "input_projection", p, &inproj);
     if (inproj && j->st == SAMC_OK)
         j->st = samc_fail(j->err, SAMC_ERR_UNSUPPORTED, "%s: memory_encoder.fuser.input_projection=true is not supported", j->what);
-    const cJSON *l = get_obj(j, f, "layer", "memory_encoder.fuser.layer");
+    const cJSON *l = get_obj(j, f, "layer", "memory_encoder.fuser");
     if (!l)
         return;
     p = "memory_encoder.fuser.layer";
@@ -255,7 +286,7 @@ static void parse_mem_enc(jctx *j, const cJSON *o, samc_memory_encoder_config *m
 
 static void parse_base(jctx *j, const cJSON *m, samc_sam2_config *c)
 {
-    const char *p = "model";
+    const char *p = "";
 #define I(k) get_int(j, m, #k, p, &c->k)
 #define N(k) get_num(j, m, #k, p, &c->k)
 #define B(k) get_bool(j, m, #k, p, &c->k)
@@ -278,7 +309,7 @@ static void parse_base(jctx *j, const cJSON *m, samc_sam2_config *c)
 #undef I
 #undef N
 #undef B
-    const cJSON *x = get_obj(j, m, "sam_mask_decoder_extra_args", "sam_mask_decoder_extra_args");
+    const cJSON *x = get_obj(j, m, "sam_mask_decoder_extra_args", "");
     if (x) {
         p = "sam_mask_decoder_extra_args";
         get_bool(j, x, "dynamic_multimask_via_stability", p, &c->dynamic_multimask_via_stability);
@@ -291,11 +322,13 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
                                        samc_error *err)
 {
     samc_sam2_config_defaults(c);
-    cJSON *root = cJSON_Parse(json);
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: config is not valid JSON", what);
-    jctx j = {what, err, SAMC_OK};
-    /* Accept either the model section itself or a document with a "model" key. */
+    cJSON *root = NULL;
+    samc_status ps = samc__json_parse_strict(json, strlen(json), what, &root, err);
+    if (ps)
+        return ps;
+    jctx j = {what, err, SAMC_OK, {0}};
+    /* Accept either the model section itself or a document with a "model"
+     * key (a whole Hydra config: its other sections are not samc's). */
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (!m || !cJSON_IsObject(m))
         m = root;
@@ -305,20 +338,20 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
     }
     check_target(&j, m, "model", "SAM2Base");
     if (j.st == SAMC_ERR_UNSUPPORTED) { /* SAM2VideoPredictor / SAM2Train are SAM2Base too */
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "_target_");
+        const cJSON *t = jget(&j, m, "_target_");
         if (cJSON_IsString(t) && strstr(t->valuestring, "sam2")) {
             samc_error_clear(err);
             j.st = SAMC_OK;
         }
     }
-    const cJSON *ie = get_obj(&j, m, "image_encoder", "image_encoder");
+    const cJSON *ie = get_obj(&j, m, "image_encoder", "");
     if (!ie && j.st == SAMC_OK)
         j.st = samc_fail(err, SAMC_ERR_FORMAT, "%s: config has no image_encoder section", what);
     if (ie) {
         check_target(&j, ie, "image_encoder", "ImageEncoder");
-        get_int(&j, ie, "scalp", "image_encoder.scalp", &c->neck.scalp);
-        const cJSON *t = get_obj(&j, ie, "trunk", "image_encoder.trunk");
-        const cJSON *n = get_obj(&j, ie, "neck", "image_encoder.neck");
+        get_int(&j, ie, "scalp", "image_encoder", &c->neck.scalp);
+        const cJSON *t = get_obj(&j, ie, "trunk", "image_encoder");
+        const cJSON *n = get_obj(&j, ie, "neck", "image_encoder");
         if ((!t || !n) && j.st == SAMC_OK)
             j.st = samc_fail(err, SAMC_ERR_FORMAT, "%s: config lacks image_encoder.trunk or .neck", what);
         if (t)
@@ -326,13 +359,16 @@ samc_status samc_sam2_config_from_json(const char *json, const char *what, samc_
         if (n)
             parse_neck(&j, n, &c->neck);
     }
-    const cJSON *ma = get_obj(&j, m, "memory_attention", "memory_attention");
+    const cJSON *ma = get_obj(&j, m, "memory_attention", "");
     if (ma)
         parse_mem_attn(&j, ma, &c->mem_attn);
-    const cJSON *me = get_obj(&j, m, "memory_encoder", "memory_encoder");
+    const cJSON *me = get_obj(&j, m, "memory_encoder", "");
     if (me)
         parse_mem_enc(&j, me, &c->mem_enc);
     parse_base(&j, m, c);
+    if (!j.st)
+        j.st = samc__json_refuse_unknown(m, m == root ? "" : "model", &j.seen, SAM2_IGNORED_KEYS, what, err);
+    samc__json_seen_free(&j.seen);
     cJSON_Delete(root);
     if (j.st)
         return j.st;

@@ -43,7 +43,10 @@ static const samc_layer_def rows[N_ROWS] = {
     [TRUNK] = {.pattern = "trunk", .parity = true, .isolated = iso_encoder},
     [NECK] = {.pattern = "neck", .table = SAMC_OPS_SAM2, .body = SAMC_BODY(samc_sam2_ops, fpn_neck), .parity = true,
               .isolated = iso_neck, .example = ex_neck},
-    [IMAGE_ENCODER] = {.pattern = "", .parity = true, .isolated = iso_encoder},
+    /* ... or, with an implementation that has it, the whole part and the
+     * tracker's features in one body (samc_sam2_image_features_fn) */
+    [IMAGE_ENCODER] = {.pattern = "", .table = SAMC_OPS_SAM2, .whole = SAMC_BODY(samc_sam2_ops, image_features),
+                       .parity = true, .isolated = iso_encoder},
 };
 const samc_part_def samc_sam2_image_encoder_part = {"ImageEncoder", rows, N_ROWS, describe};
 
@@ -245,6 +248,28 @@ samc_status samc_sam2_image_encoder_forward(samc_exec *x, const samc_sam2_image_
     *n_levels = st ? 0 : e->neck.n_levels - e->scalp;
     for (int i = *n_levels; i < SAMC_FPN_MAX_LEVELS; i++) /* the scalped levels are not kept */
         samc_tensor_release(&levels[i]), samc_tensor_release(&pos[i]);
+    return st;
+}
+
+const samc_layer *samc_sam2_image_encoder_whole(const samc_exec *x, const samc_sam2_image_encoder *e)
+{
+    const samc_layer *L = samc_part_layer(x, e, &rows[IMAGE_ENCODER], 0);
+    return L->whole_ops ? L : NULL;
+}
+
+samc_status samc_sam2_image_features_whole(samc_exec *x, const samc_layer *W, const samc_tracker_feature_spec *spec,
+                                           const samc_scope *sc, const samc_tensor *img, samc_frame_features *f,
+                                           samc_error *err)
+{
+    const samc_sam2_image_encoder *m = W->self;
+    const int S = m->image_size;
+    memset(f, 0, sizeof *f);
+    if (img->ndim != 4 || img->shape[0] != 1 || img->shape[1] != 3 || img->shape[2] != S || img->shape[3] != S)
+        return samc_fail(err, SAMC_ERR_SHAPE, "image encoder input must be (1,3,%d,%d)", S, S);
+    const samc_sam2_ops *whole = W->whole_ops;
+    samc_status st = whole->image_features(samc_part_ctx(x, W, sc), m, spec, img, f);
+    if ((st = samc_layer_done(x, W, sc, st, err, 0, NULL, NULL)))
+        samc_frame_features_release(f);
     return st;
 }
 

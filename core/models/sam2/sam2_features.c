@@ -9,6 +9,12 @@
 samc_status samc_sam2_encode_tensor(samc_exec *x, const samc_sam2_model *m, const samc_tensor *img,
                                     const samc_scope *sc, samc_frame_features *f, samc_error *err)
 {
+    const samc_layer *W = samc_sam2_image_encoder_whole(x, &m->image_encoder);
+    if (W && samc_tracker_features_served_by(x, &m->tracker, W->asked)) { /* one body, on the device */
+        samc_tracker_feature_spec spec;
+        samc_tracker_feature_records(&m->tracker, &spec);
+        return samc_sam2_image_features_whole(x, W, &spec, sc, img, f, err);
+    }
     samc_tensor levels[SAMC_FPN_MAX_LEVELS] = {{0}}, pos[SAMC_FPN_MAX_LEVELS] = {{0}};
     int n = 0;
     samc_status st = samc_sam2_image_encoder_forward(x, &m->image_encoder, sc, img, levels, pos, &n, err);

@@ -10,6 +10,8 @@
 #ifndef SAMC_MODELS_SAM2_LAYERS_H
 #define SAMC_MODELS_SAM2_LAYERS_H
 
+#include "core/models/sam2/config.h"
+#include "core/models/tracker/tracker_layers.h"
 #include "core/nn/records.h"
 
 /* ---- image encoder ------------------------------------------------------ */
@@ -39,6 +41,19 @@ typedef struct samc_fpn_neck {
     samc_sine_pe pe;
 } samc_fpn_neck;
 
+/* ImageEncoder: the Hiera trunk and the FPN neck (the part, image_encoder.c). */
+typedef struct samc_sam2_image_encoder {
+    int image_size;
+    samc_conv2d patch_embed;
+    int depth;
+    samc_hiera_block blocks[SAMC_MAX_BLOCKS];
+    int n_stages, stage_ends[SAMC_MAX_STAGES];
+    float *pos_embed;                   /* (Hp, Wp, C), computed at load (owned) */
+    int grid;                           /* Hp == Wp == image_size / patch_stride */
+    samc_fpn_neck neck;
+    int scalp;                          /* ImageEncoder.scalp */
+} samc_sam2_image_encoder;
+
 /* ---- signatures ---------------------------------------------------------- */
 
 /* SAM2Transforms: uint8 HWC RGB -> (1,3,size,size): /255, bilinear
@@ -60,14 +75,30 @@ typedef samc_status samc_sam2_hiera_block_fn(samc_ctx *ctx, const samc_hiera_blo
 typedef samc_status samc_sam2_fpn_neck_fn(samc_ctx *ctx, const samc_fpn_neck *neck, const samc_tensor *xs,
                                           samc_tensor *out, samc_tensor *pos);
 
+/* ---- whole-part bodies ---------------------------------------------------------- */
+
+/* SAM2Base.forward_image + _prepare_backbone_features in one call: the
+ * ImageEncoder part's rows (trunk.*, neck, "", reported through ctx->emit)
+ * and the tracker's features of `spec` (conv_s0/conv_s1, @no_mem_embed):
+ * img (1,3,S,S) -> every tensor of *f (zeroed on entry). The body may make
+ * them views of memory it owns, and keep its own copy of the features, both
+ * attached to f->dev (released with f). For implementations that keep
+ * activations to themselves; ref and fast run the part row by row. */
+typedef samc_status samc_sam2_image_features_fn(samc_ctx *ctx, const samc_sam2_image_encoder *enc,
+                                                const samc_tracker_feature_spec *spec, const samc_tensor *img,
+                                                struct samc_frame_features *f);
+
 /* ---- the ops table ---------------------------------------------------------- */
 
 /* The kinds, in table order (see tracker_layers.h). */
 #define SAMC_SAM2_OPS(X) X(preprocess) X(preprocess_frame) X(patch_embed) X(hiera_block) X(fpn_neck)
+/* Whole-part bodies: optional for every implementation (samc_layer_def.whole). */
+#define SAMC_SAM2_WHOLE_OPS(X) X(image_features)
 
 typedef struct samc_sam2_ops {
 #define SAMC_X(kind) samc_sam2_##kind##_fn *kind;
     SAMC_SAM2_OPS(SAMC_X)
+    SAMC_SAM2_WHOLE_OPS(SAMC_X)
 #undef SAMC_X
 } samc_sam2_ops;
 

@@ -22,19 +22,6 @@
 #include "core/runtime/exec.h"
 #include "core/runtime/statedict.h"
 
-/* ImageEncoder: the Hiera trunk and the FPN neck (image_encoder.c). */
-typedef struct samc_sam2_image_encoder {
-    int image_size;
-    samc_conv2d patch_embed;
-    int depth;
-    samc_hiera_block blocks[SAMC_MAX_BLOCKS];
-    int n_stages, stage_ends[SAMC_MAX_STAGES];
-    float *pos_embed;                   /* (Hp, Wp, C), computed at load (owned) */
-    int grid;                           /* Hp == Wp == image_size / patch_stride */
-    samc_fpn_neck neck;
-    int scalp;                          /* ImageEncoder.scalp */
-} samc_sam2_image_encoder;
-
 /* SAM2Transforms' preprocessing (sam2_preprocess.c): no weights. */
 typedef struct samc_sam2_transforms {
     int image_size;
@@ -106,6 +93,13 @@ samc_feature_source samc_sam2_feature_source(const samc_sam2_model *m);
 samc_status samc_sam2_image_encoder_forward(samc_exec *x, const samc_sam2_image_encoder *e, const samc_scope *sc,
                                             const samc_tensor *img, samc_tensor *levels, samc_tensor *pos,
                                             int *n_levels, samc_error *err);
+/* The image encoder's own row when its implementation runs the part and the
+ * tracker's features in one body (samc_sam2_image_features_fn), else NULL. */
+const samc_layer *samc_sam2_image_encoder_whole(const samc_exec *x, const samc_sam2_image_encoder *e);
+/* That body on a preprocessed image: *f made whole (traced as the part). */
+samc_status samc_sam2_image_features_whole(samc_exec *x, const samc_layer *W, const samc_tracker_feature_spec *spec,
+                                           const samc_scope *sc, const samc_tensor *img, samc_frame_features *f,
+                                           samc_error *err);
 
 /* The transformers converters' name of an official SAM 2 key (sam2_hf.c). */
 void samc_sam2_hf_key(const char *official, char *out, size_t n);

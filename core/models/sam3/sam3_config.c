@@ -4,6 +4,9 @@
  * and allocations rely on, before any weight is bound). */
 #include "core/models/sam3/sam3_config.h"
 
+#include "core/base/json_strict.h"
+#include "core/models/sam3/sam3_config_check.h"
+
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -247,12 +250,19 @@ samc_status samc_sam3_config_from_json(const cJSON *root, const char *what, samc
     return st ? st : samc_sam3_config_validate(out, what, err);
 }
 
+/* Strict JSON (duplicate keys: the last wins, as in Python), then the
+ * JSON-level checks (unknown keys, bounds) before any value is read. */
 samc_status samc_sam3_config_parse(const char *json, const char *what, samc_sam3_config *out, samc_error *err)
 {
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", what ? what : "sam3 config");
-    samc_status st = samc_sam3_config_from_json(root, what, out, err);
+    what = what ? what : "sam3 config";
+    if (!json)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: no JSON", what);
+    cJSON *root = NULL;
+    samc_status st = samc__json_parse_strict(json, strlen(json), what, &root, err);
+    if (!st)
+        st = samc__sam3_config_check(root, "", what, err);
+    if (!st)
+        st = samc_sam3_config_from_json(root, what, out, err);
     cJSON_Delete(root);
     return st;
 }
@@ -273,18 +283,20 @@ samc_status samc_sam3_config_from_file(const char *path, samc_sam3_config *out, 
         st = samc_file_map(path, &mf, err);
     if (st)
         return st;
-    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
+    cJSON *root = NULL;
+    st = samc__json_parse_strict((const char *)mf.data, mf.size, path, &root, err);
     samc_file_unmap(&mf);
-    if (!root)
-        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
-    const cJSON *tree = cJSON_GetObjectItemCaseSensitive(root, "image"); /* tools/make_sam3_checkpoint.py */
-    if (!tree)
-        tree = root;
+    if (st)
+        return st;
+    const cJSON *image = cJSON_GetObjectItemCaseSensitive(root, "image"); /* tools/make_sam3_checkpoint.py */
+    const cJSON *tree = image ? image : root;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(tree, "_target_");
     if (!cJSON_IsString(t) || strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image"))
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: not a SAM 3 image config (its _target_ must be "
                        "sam3.model.sam3_image.Sam3Image)", path);
-    else
+    if (!st)
+        st = samc__sam3_config_check(tree, image ? "image." : "", path, err);
+    if (!st)
         st = samc_sam3_config_from_json(tree, path, out, err);
     cJSON_Delete(root);
     return st;

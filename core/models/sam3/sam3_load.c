@@ -62,7 +62,13 @@ static samc_status config_file(const char *path, samc_sam3_video_config *cfg, sa
     if (!root)
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
     const cJSON *tree = cJSON_GetObjectItemCaseSensitive(root, "video");
-    st = samc_sam3_video_config_from_json(tree ? tree : root, path, cfg, err);
+    /* {"image": ..., "video": ...}: the image model's section is checked as
+     * strictly as when it is loaded alone (a file is valid whole or not at all) */
+    samc_sam3_config image;
+    if (tree && cJSON_GetObjectItemCaseSensitive(root, "image"))
+        st = samc_sam3_config_from_file(path, &image, err);
+    if (!st)
+        st = samc_sam3_video_config_from_json(tree ? tree : root, path, cfg, err);
     cJSON_Delete(root);
     return st;
 }

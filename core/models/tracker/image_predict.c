@@ -71,32 +71,56 @@ void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, i
     out[1] = ny * (float)S;
 }
 
-static samc_status prompt_encode(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_sam_prompt *p,
-                                 samc_tensor *sparse, samc_tensor *dense, samc_error *err)
+/* The prompt as PromptEncoder.forward takes it: box corners first (labels 2
+ * and 3, as _predict prepends them), then the points, in model pixels. */
+static samc_status prompt_points(const samc_tracker_model *tr, const samc_frame_features *f, const samc_sam_prompt *p,
+                                 float **coords, int32_t **labels, int *n, samc_error *err)
 {
-        const int nb = p->has_box ? 2 : 0, N = nb + p->n_points;
-    float *coords = calloc((size_t)(N ? N : 1) * 2, sizeof *coords);
-    int32_t *labels = calloc((size_t)(N ? N : 1), sizeof *labels);
-    samc_status st = (!coords || !labels) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
-    if (!st && p->has_box) { /* box corners first, labels 2 and 3 (_predict) */
-        samc__sam_to_model_coords(p->box[0], p->box[1], f, tr->cfg.image_size, coords);
-        samc__sam_to_model_coords(p->box[2], p->box[3], f, tr->cfg.image_size, coords + 2);
-        labels[0] = 2, labels[1] = 3;
+    const int nb = p->has_box ? 2 : 0, N = nb + p->n_points;
+    *coords = calloc((size_t)(N ? N : 1) * 2, sizeof **coords);
+    *labels = calloc((size_t)(N ? N : 1), sizeof **labels);
+    *n = N;
+    if (!*coords || !*labels)
+        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (p->has_box) {
+        samc__sam_to_model_coords(p->box[0], p->box[1], f, tr->cfg.image_size, *coords);
+        samc__sam_to_model_coords(p->box[2], p->box[3], f, tr->cfg.image_size, *coords + 2);
+        (*labels)[0] = 2, (*labels)[1] = 3;
     }
-    for (int i = 0; !st && i < p->n_points; i++) {
-        samc__sam_to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, tr->cfg.image_size, coords + 2 * (nb + i));
-        labels[nb + i] = p->labels[i];
+    for (int i = 0; i < p->n_points; i++) {
+        samc__sam_to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, tr->cfg.image_size, *coords + 2 * (nb + i));
+        (*labels)[nb + i] = p->labels[i];
     }
-    samc_tensor mask = {0};
+    return SAMC_OK;
+}
+
+/* PromptEncoder.forward, get_dense_pe and MaskDecoder.forward: part by
+ * part, or in the one body of an implementation that has it. */
+static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f,
+                             const samc_sam_prompt *p, samc_tensor dec[4], samc_error *err)
+{
+    float *coords = NULL;
+    int32_t *labels = NULL;
+    int N = 0;
+    samc_tensor sparse = {0}, dense = {0}, pe = {0}, mask = {0};
+    samc_status st = prompt_points(tr, f, p, &coords, &labels, &N, err);
     if (!st && p->mask_input) {
         const int64_t sz = 4 * (int64_t)tr->emb, shape[4] = {1, 1, sz, sz};
         mask = samc_tensor_view(p->mask_input->data, 4, shape);
     }
-    if (!st)
-        st = samc_prompt_encoder_forward(x, &tr->prompt_encoder, &samc_no_scope, coords, labels, 1, N,
-                                         p->mask_input ? &mask : NULL, sparse, dense, err);
+    const bool hr = tr->cfg.use_high_res_features_in_sam;
+    const samc_layer *W = samc_sam_heads_whole(x, &tr->prompt_encoder, &tr->mask_decoder);
+    if (!st && W)
+        st = samc_sam_heads_forward_whole(x, W, &tr->prompt_encoder, &samc_no_scope, coords, labels, 1, N,
+                                          p->mask_input ? &mask : NULL, f, p->multimask, dec, err);
+    else if (!st && !(st = samc_prompt_encoder_forward(x, &tr->prompt_encoder, &samc_no_scope, coords, labels, 1, N,
+                                                        p->mask_input ? &mask : NULL, &sparse, &dense, err)) &&
+             !(st = samc_prompt_encoder_dense_pe(x, &tr->prompt_encoder, &pe, err)))
+        st = samc_mask_decoder_forward(x, &tr->mask_decoder, &samc_no_scope, &f->image_embed, &pe, &sparse, &dense,
+                                       p->multimask, false, hr ? &f->feat_s0 : NULL, hr ? &f->feat_s1 : NULL, dec, err);
     free(coords);
     free(labels);
+    samc_tensor_release(&sparse), samc_tensor_release(&dense), samc_tensor_release(&pe);
     return st;
 }
 
@@ -131,14 +155,8 @@ samc_status samc_sam_predict(samc_exec *x, const samc_tracker_model *tr, const s
     samc_status st = samc_sam_check_prompt(tr, f, p, err);
     if (st)
         return st;
-    samc_tensor sparse = {0}, dense = {0}, pe = {0}, dec[4] = {{0}};
-    st = prompt_encode(x, tr, f, p, &sparse, &dense, err);
-    if (!st)
-        st = samc_prompt_encoder_dense_pe(x, &tr->prompt_encoder, &pe, err);
-    const bool hr = tr->cfg.use_high_res_features_in_sam;
-    if (!st)
-        st = samc_mask_decoder_forward(x, &tr->mask_decoder, &samc_no_scope, &f->image_embed, &pe, &sparse, &dense, p->multimask, false,
-                                    hr ? &f->feat_s0 : NULL, hr ? &f->feat_s1 : NULL, dec, err);
+    samc_tensor dec[4] = {{0}};
+    st = sam_heads(x, tr, f, p, dec, err);
     if (!st)
         st = postprocess(x, tr, f, &dec[0], opts, out, err);
     if (!st) {
@@ -152,7 +170,6 @@ samc_status samc_sam_predict(samc_exec *x, const samc_tracker_model *tr, const s
     }
     if (st)
         samc_sam_prediction_release(out);
-    samc_tensor_release(&sparse), samc_tensor_release(&dense), samc_tensor_release(&pe);
     for (int i = 0; i < 4; i++)
         samc_tensor_release(&dec[i]);
     return st;

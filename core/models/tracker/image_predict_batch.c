@@ -44,11 +44,13 @@ static samc_status check_batch(const samc_tracker_model *tr, const samc_frame_fe
     return SAMC_OK;
 }
 
-/* The (B, N, 2) coordinates in model pixels and (B, N) labels, boxes first. */
-static samc_status encode_prompts(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_sam_batch_prompt *p,
-                                  samc_tensor *sparse, samc_tensor *dense, samc_error *err)
+/* The (B, N, 2) coordinates in model pixels and (B, N) labels, boxes first,
+ * through PromptEncoder.forward, get_dense_pe and MaskDecoder.forward (part
+ * by part, or in the one body of an implementation that has it). */
+static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f,
+                             const samc_sam_batch_prompt *p, samc_tensor dec[4], samc_error *err)
 {
-        const int nb = p->boxes ? 2 : 0, N = nb + p->n_points, S = tr->cfg.image_size;
+    const int nb = p->boxes ? 2 : 0, N = nb + p->n_points, S = tr->cfg.image_size;
     const int64_t B = p->B, cells = B * (N ? N : 1);
     float *coords = calloc((size_t)cells * 2, sizeof *coords);
     int32_t *labels = calloc((size_t)cells, sizeof *labels);
@@ -69,11 +71,21 @@ static samc_status encode_prompts(samc_exec *x, const samc_tracker_model *tr, co
     }
     const int64_t s = 4 * (int64_t)tr->emb, mshape[4] = {B, 1, s, s};
     samc_tensor mask = p->mask_input ? samc_tensor_view((float *)p->mask_input, 4, mshape) : (samc_tensor){0};
-    if (!st)
-        st = samc_prompt_encoder_forward(x, &tr->prompt_encoder, &samc_no_scope, coords, labels, p->B, N,
-                                            p->mask_input ? &mask : NULL, sparse, dense, err);
+    samc_tensor sparse = {0}, dense = {0}, pe = {0};
+    const bool hr = tr->cfg.use_high_res_features_in_sam, batched = N > 0 && p->B > 1;
+    const samc_layer *W = samc_sam_heads_whole(x, &tr->prompt_encoder, &tr->mask_decoder);
+    if (!st && W)
+        st = samc_sam_heads_forward_whole(x, W, &tr->prompt_encoder, &samc_no_scope, coords, labels, p->B, N,
+                                          p->mask_input ? &mask : NULL, f, p->multimask, dec, err);
+    else if (!st && !(st = samc_prompt_encoder_forward(x, &tr->prompt_encoder, &samc_no_scope, coords, labels, p->B, N,
+                                                        p->mask_input ? &mask : NULL, &sparse, &dense, err)) &&
+             !(st = samc_prompt_encoder_dense_pe(x, &tr->prompt_encoder, &pe, err)))
+        st = samc_mask_decoder_forward(x, &tr->mask_decoder, &samc_no_scope, &f->image_embed, &pe, &sparse, &dense,
+                                       p->multimask, batched, hr ? &f->feat_s0 : NULL, hr ? &f->feat_s1 : NULL, dec,
+                                       err);
     free(coords);
     free(labels);
+    samc_tensor_release(&sparse), samc_tensor_release(&dense), samc_tensor_release(&pe);
     return st;
 }
 
@@ -102,14 +114,8 @@ samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, c
     samc_status st = check_batch(tr, f, p, err);
     if (st)
         return st;
-    samc_tensor sparse = {0}, dense = {0}, pe = {0}, dec[4] = {{0}};
-    st = encode_prompts(x, tr, f, p, &sparse, &dense, err);
-    if (!st)
-        st = samc_prompt_encoder_dense_pe(x, &tr->prompt_encoder, &pe, err);
-    const bool hr = tr->cfg.use_high_res_features_in_sam, batched = p->n_points + (p->boxes ? 2 : 0) > 0 && p->B > 1;
-    if (!st)
-        st = samc_mask_decoder_forward(x, &tr->mask_decoder, &samc_no_scope, &f->image_embed, &pe, &sparse, &dense, p->multimask, batched,
-                                    hr ? &f->feat_s0 : NULL, hr ? &f->feat_s1 : NULL, dec, err);
+    samc_tensor dec[4] = {{0}};
+    st = sam_heads(x, tr, f, p, dec, err);
     if (!st)
         st = upscale(x, tr, f, &dec[0], opts, &out->masks, err);
     if (!st) {
@@ -121,7 +127,6 @@ samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, c
     }
     if (st)
         samc_sam_batch_prediction_release(out);
-    samc_tensor_release(&sparse), samc_tensor_release(&dense), samc_tensor_release(&pe);
     for (int i = 0; i < 4; i++)
         samc_tensor_release(&dec[i]);
     return st;

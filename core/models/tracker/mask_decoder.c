@@ -41,8 +41,11 @@ static const samc_layer_def rows[N_ROWS] = {
     [TRANSFORMER] = {.pattern = "transformer", .table = SAMC_OPS_TRACKER,
                      .body = SAMC_BODY(samc_tracker_ops, twoway_final), .parity = true, .isolated = iso_transformer,
                      .example = ex_transformer},
+    /* with an implementation that has it, the prompt encoder and this part
+     * in one body (samc_tracker_sam_heads_fn) */
     [DECODER] = {.pattern = "", .table = SAMC_OPS_TRACKER, .body = SAMC_BODY(samc_tracker_ops, mask_decoder_heads),
-                 .parity = true, .isolated = iso_mask_decoder, .example = ex_mask_decoder},
+                 .whole = SAMC_BODY(samc_tracker_ops, sam_heads), .parity = true, .isolated = iso_mask_decoder,
+                 .example = ex_mask_decoder},
     [CONV_S0] = {.pattern = "conv_s0", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
                  .parity_if = high_res_traced, .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s0},
     [CONV_S1] = {.pattern = "conv_s1", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
@@ -247,6 +250,29 @@ static int stability_choice(samc_exec *x, const samc_scope *sc, const samc_mask_
     return s >= dd.threshold ? 0 : dd.choices[1];
 }
 
+/* MaskDecoder.forward after predict_masks: the choice among the mask
+ * tokens, the SAM output tokens, the trace; out[3] (the object scores) is
+ * already written. Releases out on failure. */
+static samc_status choose_tokens(samc_exec *x, const samc_mask_decoder *d, const samc_layer *L, const samc_scope *sc,
+                                 samc_status st, const samc_tensor *hs, const samc_tensor *masks,
+                                 const samc_tensor *iou, bool multimask, samc_tensor out[4], samc_error *err)
+{
+    int tok_idx[1] = {0};
+    if (!st)
+        st = samc_mask_decoder_select_forced(d, masks, iou, multimask, stability_choice(x, sc, d, masks, iou, multimask),
+                                             &out[0], &out[1], tok_idx, err);
+    if (!st)
+        st = sam_tokens_out(d, hs, multimask, &out[2], err);
+    if (!st) {
+        const samc_tensor *outs[] = {&out[0], &out[1], &out[2], &out[3]};
+        samc_layer_emit(x, L, sc, 4, slot_names, outs);
+    } else {
+        for (int i = 0; i < 4; i++)
+            samc_tensor_release(&out[i]);
+    }
+    return st;
+}
+
 samc_status samc_mask_decoder_forward(samc_exec *x, const samc_mask_decoder *d, const samc_scope *sc,
                                       const samc_tensor *image_embed, const samc_tensor *image_pe,
                                       const samc_tensor *sparse, const samc_tensor *dense, bool multimask,
@@ -270,27 +296,49 @@ samc_status samc_mask_decoder_forward(samc_exec *x, const samc_mask_decoder *d, 
                                         &iou, &out[3]);
         st = samc_layer_done(x, L, sc, st, err, 0, NULL, NULL);
     }
-    int tok_idx[1] = {0};
-    if (!st)
-        st = samc_mask_decoder_select_forced(d, &masks, &iou, multimask, stability_choice(x, sc, d, &masks, &iou, multimask),
-                                             &out[0], &out[1], tok_idx, err);
-    if (!st)
-        st = sam_tokens_out(d, &hs, multimask, &out[2], err);
-    if (!st) {
-        const samc_tensor *outs[] = {&out[0], &out[1], &out[2], &out[3]};
-        samc_layer_emit(x, L, sc, 4, slot_names, outs);
-    } else {
-        for (int i = 0; i < 4; i++)
-            samc_tensor_release(&out[i]);
-    }
+    st = choose_tokens(x, d, L, sc, st, &hs, &masks, &iou, multimask, out, err);
     samc_tensor_release(&tok), samc_tensor_release(&hs);
     samc_tensor_release(&keys), samc_tensor_release(&masks), samc_tensor_release(&iou);
+    return st;
+}
+
+const samc_layer *samc_sam_heads_whole(const samc_exec *x, const samc_prompt_encoder *pe, const samc_mask_decoder *d)
+{
+    const samc_layer *L = samc_part_layer(x, d, &rows[DECODER], 0);
+    return L->whole_ops && samc_prompt_encoder_served_by(x, pe, L->asked) ? L : NULL;
+}
+
+samc_status samc_sam_heads_forward_whole(samc_exec *x, const samc_layer *W, const samc_prompt_encoder *pe,
+                                         const samc_scope *sc, const float *coords, const int32_t *labels, int B,
+                                         int N, const samc_tensor *mask, const samc_frame_features *f,
+                                         bool multimask, samc_tensor out[4], samc_error *err)
+{
+    const samc_mask_decoder *d = W->self;
+    const samc_tracker_ops *whole = W->whole_ops;
+    const int64_t M = d->num_mask_tokens, e = d->emb, T = (d->pred_obj_scores ? 2 : 1) + M + (N ? N + 1 : 0);
+    samc_tensor hs = {0}, masks = {0}, iou = {0};
+    memset(out, 0, 4 * sizeof *out);
+    samc_status st = samc_tensor_allocv(&hs, err, 3, (int64_t)B, T, (int64_t)d->dim);
+    if (!st && !(st = samc_tensor_alloc_uninit(&masks, 4, (const int64_t[]){B, M, 4 * e, 4 * e}, err)) &&
+        !(st = samc_tensor_allocv(&iou, err, 2, (int64_t)B, M)) &&
+        !(st = samc_tensor_allocv(&out[3], err, 2, (int64_t)B, (int64_t)1))) {
+        st = whole->sam_heads(samc_part_ctx(x, W, sc), pe, d, coords, labels, B, N, mask, f, &hs, &masks, &iou,
+                              &out[3]);
+        st = samc_layer_done(x, W, sc, st, err, 0, NULL, NULL);
+    }
+    st = choose_tokens(x, d, W, sc, st, &hs, &masks, &iou, multimask, out, err);
+    samc_tensor_release(&hs), samc_tensor_release(&masks), samc_tensor_release(&iou);
     return st;
 }
 
 const char *samc_mask_decoder_name(const samc_exec *x, const samc_mask_decoder *d)
 {
     return samc_part_layer(x, d, &rows[DECODER], 0)->name;
+}
+
+const samc_layer *samc_mask_decoder_high_res_layer(const samc_exec *x, const samc_mask_decoder *d, int level)
+{
+    return samc_part_layer(x, d, &rows[level ? CONV_S1 : CONV_S0], 0);
 }
 
 samc_status samc_mask_decoder_high_res(samc_exec *x, const samc_mask_decoder *d, const samc_scope *sc, int level,

@@ -57,10 +57,12 @@ static void emit_attention(samc_exec *x, const samc_layer *A, const samc_scope *
 
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err)
 {
-    (void)err;
     const samc_tracker_config *tc = cfg;
     const samc_memory_attention_config *c = &tc->mem_attn;
     samc_memory_attention *a = self;
+    if (c->num_layers < 0 || c->num_layers > SAMC_MAX_MEMATTN_LAYERS) /* the array it indexes */
+        return samc_fail(err, SAMC_ERR_FORMAT, "config: memory_attention.num_layers = %d is outside 0..%d",
+                         c->num_layers, SAMC_MAX_MEMATTN_LAYERS);
     a->n_layers = c->num_layers, a->d_model = c->d_model, a->pos_enc_at_input = c->pos_enc_at_input;
     a->emb = samc_tracker_emb(tc), a->mem_dim = samc_tracker_mem_dim(tc), a->num_maskmem = tc->num_maskmem;
     a->sam3_io = tc->sam3.traced;

@@ -62,15 +62,19 @@ static const char *const slot0[] = {"0"};
 
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err)
 {
-    (void)err;
     const samc_tracker_config *tc = cfg;
     const samc_memory_encoder_config *c = &tc->mem_enc;
     samc_memory_encoder *e = self;
     samc_mask_downsampler *ds = &e->downsampler;
     int cin = 1, n = 0; /* MaskDownSampler: log(total_stride) / log(stride) layers */
     ds->interpol_h = c->ds_interpol_h, ds->interpol_w = c->ds_interpol_w;
-    for (int s = 1; s < c->ds_total_stride && c->ds_stride > 1; s *= c->ds_stride)
+    for (long long s = 1; s < c->ds_total_stride && c->ds_stride > 1; s *= c->ds_stride)
         n++;
+    /* the arrays these counts index (whatever config reader filled c) */
+    if (n > SAMC_MAX_DOWNSAMPLE_LAYERS || c->fuser_layers < 0 || c->fuser_layers > SAMC_MAX_FUSER_LAYERS)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "config: memory_encoder needs %d mask-downsampler layers (at most %d) and %d fuser layers "
+                         "(0..%d)", n, SAMC_MAX_DOWNSAMPLE_LAYERS, c->fuser_layers, SAMC_MAX_FUSER_LAYERS);
     ds->n_layers = n;
     samc_sd_prefix(sd, "mask_downsampler.encoder.");
     char k[64];

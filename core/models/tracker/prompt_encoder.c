@@ -74,6 +74,12 @@ samc_status samc_prompt_encoder_forward(samc_exec *x, const samc_prompt_encoder 
     return st;
 }
 
+bool samc_prompt_encoder_served_by(const samc_exec *x, const samc_prompt_encoder *pe, const samc_impl *impl)
+{
+    return samc_part_layer(x, pe, &rows[ENCODER], 0)->asked == impl &&
+           samc_part_layer(x, pe, &rows[PE_LAYER], 0)->asked == impl;
+}
+
 samc_status samc_prompt_encoder_dense_pe(samc_exec *x, const samc_prompt_encoder *pe, samc_tensor *out,
                                          samc_error *err)
 {

@@ -36,8 +36,24 @@ samc_status samc_mask_decoder_forward(samc_exec *x, const samc_mask_decoder *d, 
                                       const samc_tensor *sparse, const samc_tensor *dense, bool multimask,
                                       bool repeat_image, const samc_tensor *feat_s0, const samc_tensor *feat_s1,
                                       samc_tensor out[4], samc_error *err);
+/* The SAM heads' whole-part body (samc_tracker_sam_heads_fn): the decoder's
+ * own row when the implementation asked for it has one and is asked for
+ * every row of the decoder and of the prompt encoder, else NULL. */
+const samc_layer *samc_sam_heads_whole(const samc_exec *x, const samc_prompt_encoder *pe, const samc_mask_decoder *d);
+/* PromptEncoder.forward + MaskDecoder.forward through that body, on f's
+ * image embedding and high-res features: coords (B,N,2) in model pixels,
+ * labels (B,N), mask (B,1,4e,4e) or NULL -> out as samc_mask_decoder_forward
+ * gives it; traced like the two parts. */
+samc_status samc_sam_heads_forward_whole(samc_exec *x, const samc_layer *W, const samc_prompt_encoder *pe,
+                                         const samc_scope *sc, const float *coords, const int32_t *labels, int B,
+                                         int N, const samc_tensor *mask, const samc_frame_features *f,
+                                         bool multimask, samc_tensor out[4], samc_error *err);
+/* Whether `impl` is asked for every row of the prompt encoder. */
+bool samc_prompt_encoder_served_by(const samc_exec *x, const samc_prompt_encoder *pe, const samc_impl *impl);
 /* The decoder's name as mounted ("sam_mask_decoder"): decisions name it. */
 const char *samc_mask_decoder_name(const samc_exec *x, const samc_mask_decoder *d);
+/* The row of conv_s0 (level 0) / conv_s1 (level 1). */
+const samc_layer *samc_mask_decoder_high_res_layer(const samc_exec *x, const samc_mask_decoder *d, int level);
 /* forward_image's conv_s0 (level 0) / conv_s1 (level 1): (1,D,h,w) -> (1,D/8|D/4,h,w). */
 samc_status samc_mask_decoder_high_res(samc_exec *x, const samc_mask_decoder *d, const samc_scope *sc, int level,
                                        const samc_tensor *in, samc_tensor *out, samc_error *err);

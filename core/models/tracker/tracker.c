@@ -172,6 +172,25 @@ samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, co
                            err, 0, NULL, NULL);
 }
 
+bool samc_tracker_features_served_by(const samc_exec *x, const samc_tracker_model *tr, const samc_impl *impl)
+{
+    if (tr->cfg.directly_add_no_mem_embed && samc_part_layer(x, tr, &rows[NO_MEM_EMBED], 0)->asked != impl)
+        return false;
+    for (int level = 0; tr->cfg.use_high_res_features_in_sam && level < 2; level++)
+        if (samc_mask_decoder_high_res_layer(x, &tr->mask_decoder, level)->asked != impl)
+            return false;
+    return true;
+}
+
+void samc_tracker_feature_records(const samc_tracker_model *tr, samc_tracker_feature_spec *spec)
+{
+    const bool hr = tr->cfg.use_high_res_features_in_sam;
+    *spec = (samc_tracker_feature_spec){.conv_s0 = hr ? &tr->mask_decoder.conv_s0 : NULL,
+                                        .conv_s1 = hr ? &tr->mask_decoder.conv_s1 : NULL,
+                                        .no_mem_embed = tr->cfg.directly_add_no_mem_embed ? tr->no_mem_embed : NULL,
+                                        .emb = tr->emb};
+}
+
 samc_status samc_tracker_mask_for_memory(samc_exec *x, const samc_tracker_model *tr, samc_tensor *mask, bool binarize,
                                          samc_error *err)
 {
@@ -201,6 +220,9 @@ void samc_frame_features_release(samc_frame_features *f)
     samc_tensor_release(&f->feat_s1);
     samc_tensor_release(&f->vision_features);
     samc_tensor_release(&f->vision_pos);
+    if (f->dev_release)
+        f->dev_release(f->dev);
+    f->dev = NULL, f->dev_release = NULL;
 }
 
 /* ---- isolated runners ------------------------------------------------------- */

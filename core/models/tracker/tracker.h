@@ -80,6 +80,12 @@ typedef struct samc_frame_features {
     samc_tensor feat_s0, feat_s1;       /* conv_s0 / conv_s1 high-res features */
     samc_tensor vision_features;        /* (1,D,e,e) raw (the tracking step's pix_feat) */
     samc_tensor vision_pos;             /* (1,D,e,e) sine PE of the e x e level */
+    /* A device implementation's copy of these features, made with them by a
+     * whole-part body (samc_sam2_image_features_fn) and released with them
+     * by dev_release(dev); the tensors above may be views of memory it owns.
+     * The features are never written after they are made. NULL: none. */
+    void *dev;
+    void (*dev_release)(void *dev);
 } samc_frame_features;
 
 void samc_frame_features_release(samc_frame_features *f);
@@ -91,6 +97,12 @@ void samc_frame_features_release(samc_frame_features *f);
 samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
                                   const samc_tensor *levels, const samc_tensor *pos, int n_levels,
                                   samc_frame_features *f, samc_error *err);
+
+/* Whether every row samc_tracker_features calls is asked of `impl`
+ * (conv_s0/conv_s1, @no_mem_embed: those the config builds). */
+bool samc_tracker_features_served_by(const samc_exec *x, const samc_tracker_model *tr, const samc_impl *impl);
+/* Those rows' records, for a body that makes the features itself. */
+void samc_tracker_feature_records(const samc_tracker_model *tr, samc_tracker_feature_spec *spec);
 
 /* Where a video's frames get their features: the family's backbone. */
 typedef struct samc_feature_source {

@@ -5,6 +5,7 @@
 #include "core/models/tracker/tracker_config.h"
 
 #include "core/base/error.h"
+#include "core/models/tracker/tracker_layers.h" /* the arrays the layer counts index */
 
 samc_status samc_tracker_config_validate(const samc_tracker_config *c, samc_error *err)
 {
@@ -16,7 +17,7 @@ samc_status samc_tracker_config_validate(const samc_tracker_config *c, samc_erro
     } while (0)
     const samc_memory_attention_config *ma = &c->mem_attn;
     RANGE(ma->d_model, 1, 65536, "memory_attention.d_model");
-    RANGE(ma->num_layers, 0, 64, "memory_attention.num_layers");
+    RANGE(ma->num_layers, 0, SAMC_MAX_MEMATTN_LAYERS, "memory_attention.num_layers");
     RANGE(ma->dim_feedforward, 1, 1 << 20, "memory_attention.layer.dim_feedforward");
     RANGE(ma->self_heads, 1, 1024, "memory_attention.layer.self_attention.num_heads");
     RANGE(ma->cross_heads, 1, 1024, "memory_attention.layer.cross_attention.num_heads");
@@ -35,7 +36,7 @@ samc_status samc_tracker_config_validate(const samc_tracker_config *c, samc_erro
     RANGE(me->ds_padding, 0, 15, "memory_encoder.mask_downsampler.padding");
     RANGE(me->ds_total_stride, 1, 1024, "memory_encoder.mask_downsampler.total_stride");
     RANGE(me->ds_embed_dim, 1, 65536, "memory_encoder.mask_downsampler.embed_dim");
-    RANGE(me->fuser_layers, 0, 64, "memory_encoder.fuser.num_layers");
+    RANGE(me->fuser_layers, 0, SAMC_MAX_FUSER_LAYERS, "memory_encoder.fuser.num_layers");
     RANGE(me->fuser_dim, 1, 65536, "memory_encoder.fuser.layer.dim");
     RANGE(me->fuser_kernel, 1, 31, "memory_encoder.fuser.layer.kernel_size");
     RANGE(me->fuser_padding, 0, 31, "memory_encoder.fuser.layer.padding");

@@ -12,6 +12,8 @@
 
 #include "core/nn/records.h"
 
+struct samc_frame_features; /* tracker.h */
+
 /* ---- SAM heads ---------------------------------------------------------- */
 
 /* sam.prompt_encoder.PromptEncoder */
@@ -131,6 +133,16 @@ typedef struct samc_memory_attention {
                                       out {memory, pos_embed} */
 } samc_memory_attention;
 
+/* What SAM2Base makes of the backbone for the SAM heads (samc_tracker_
+ * features): forward_image's conv_s0 / conv_s1 on levels 0 and 1 (NULL
+ * when the config has no high-res features) and no_mem_embed added to the
+ * last level for the image embedding (NULL: not added). */
+typedef struct samc_tracker_feature_spec {
+    const samc_conv2d *conv_s0, *conv_s1;
+    const float *no_mem_embed;
+    int emb;                      /* the last level's side */
+} samc_tracker_feature_spec;
+
 /* ---- signatures ---------------------------------------------------------- */
 
 /* PromptEncoder.forward. coords (B,N,2) in input-image pixels, labels (B,N)
@@ -200,6 +212,22 @@ typedef samc_status samc_tracker_memory_attention_fn(samc_ctx *ctx, const samc_m
                                                     const samc_tensor *curr_pos, const samc_tensor *memory_pos,
                                                     int num_obj_ptr_tokens, samc_tensor *out);
 
+/* The SAM heads on one image in one call (SAM2ImagePredictor._predict and
+ * SAM2Base._forward_sam_heads up to the choice among the mask tokens):
+ * PromptEncoder.forward with get_dense_pe (the rows of the prompt encoder
+ * part on `pe`, reported with ctx->emit_at) and MaskDecoder.predict_masks
+ * (this part's rows @image_tokens, transformer.layers.#, transformer,
+ * reported with ctx->emit). coords (B,N,2) in model pixels and labels (B,N)
+ * as samc_tracker_prompt_encoder_fn takes them, mask (B,1,4e,4e) or NULL;
+ * the image embedding and high-res features are f's (batch 1, repeated
+ * over B) -> hs (B,T,D) the transformer's tokens, masks (B,M,4e,4e),
+ * iou (B,M), obj (B,1) of every mask token. */
+typedef samc_status samc_tracker_sam_heads_fn(samc_ctx *ctx, const samc_prompt_encoder *pe,
+                                              const samc_mask_decoder *dec, const float *coords,
+                                              const int32_t *labels, int B, int N, const samc_tensor *mask,
+                                              const struct samc_frame_features *f, samc_tensor *hs,
+                                              samc_tensor *masks, samc_tensor *iou, samc_tensor *obj);
+
 /* ---- the ops table ---------------------------------------------------------- */
 
 /* The kinds, in table order. An implementation's table lists each body by
@@ -210,7 +238,7 @@ typedef samc_status samc_tracker_memory_attention_fn(samc_ctx *ctx, const samc_m
     X(postprocess) X(mask_for_memory) X(mask_interpolate) X(mask_downsampler) X(cxblock) X(memory_attention_layer)
 
 /* Whole-part bodies: optional for every implementation (samc_layer_def.whole). */
-#define SAMC_TRACKER_WHOLE_OPS(X) X(memory_attention)
+#define SAMC_TRACKER_WHOLE_OPS(X) X(memory_attention) X(sam_heads)
 
 typedef struct samc_tracker_ops {
 #define SAMC_X(kind) samc_tracker_##kind##_fn *kind;

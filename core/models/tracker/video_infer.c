@@ -14,9 +14,11 @@
 samc_status samc_video_preprocess_frame(samc_video *v, int t, samc_tensor *out, samc_error *err)
 {
     const uint8_t *rgb = NULL;
-    samc_status st = v->src.preprocess ? samc_frames_get(v->frames, t, &rgb, err)
-                                       : samc_fail(err, SAMC_ERR_UNSUPPORTED, "this model has no @preprocess record");
-    return st ? st : v->src.preprocess(v->src.user, v->x, t, rgb, v->H, v->W, out, err);
+    int h = 0, w = 0; /* a video file's frame comes resized by its loader */
+    samc_status st = v->src.preprocess
+                         ? samc_frames_get_input(v->frames, t, v->tr->cfg.image_size, &rgb, &h, &w, err)
+                         : samc_fail(err, SAMC_ERR_UNSUPPORTED, "this model has no @preprocess record");
+    return st ? st : v->src.preprocess(v->src.user, v->x, t, rgb, h, w, out, err);
 }
 
 samc_status samc__video_features(samc_video *v, int t, const samc_frame_features **f, samc_error *err)
@@ -25,9 +27,10 @@ samc_status samc__video_features(samc_video *v, int t, const samc_frame_features
         samc_frame_features_release(&v->cached);
         v->cached_t = -1;
         const uint8_t *rgb = NULL;
-        samc_status st = samc_frames_get(v->frames, t, &rgb, err);
+        int h = 0, w = 0;
+        samc_status st = samc_frames_get_input(v->frames, t, v->tr->cfg.image_size, &rgb, &h, &w, err);
         if (!st)
-            st = v->src.encode(v->src.user, v->x, t, rgb, v->H, v->W, &v->cached, err);
+            st = v->src.encode(v->src.user, v->x, t, rgb, h, w, &v->cached, err);
         if (st)
             return st;
         v->cached.orig_h = v->H, v->cached.orig_w = v->W;

@@ -1,5 +1,6 @@
 /* video_propagate.c - propagate_in_video_preflight and
  * propagate_in_video (sam2_video_predictor.py). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,11 @@ samc_status samc_video_propagate(samc_video *v, int start, int max_frames, bool 
             st = cb(user, &res);
         if (!st && v->opt.streaming)
             evict_before(v, t);
+        if (!st && t != end) { /* a frame boundary: the caller may stop here */
+            char where[48];
+            snprintf(where, sizeof where, "frame %d", t);
+            st = samc_exec_check_abort(v->x, where, err);
+        }
     }
     samc_tensor_release(&low);
     samc_video_masks_free(&res);

@@ -1,5 +1,5 @@
 /* h5_guard.c - see h5_guard.h. */
-#include "core/io/h5_guard.h"
+#include "parity/h5_guard.h"
 
 const char *samc_h5_dataset_problem(hid_t ds, int64_t numel, size_t elem_size)
 {

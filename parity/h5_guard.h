@@ -1,9 +1,9 @@
 /* h5_guard.h - checks samc applies to every HDF5 dataset before reading it
- * (core/io/weights_h5.c, parity/dump.c). The HDF5 library follows whatever a
+ * (parity/dump.c, dump_weights.c, dump_meta.c). The HDF5 library follows whatever a
  * file describes; these keep a hostile or corrupt file from making samc read
  * other files or allocate far more than the file could hold. */
-#ifndef SAMC_CORE_H5_GUARD_H
-#define SAMC_CORE_H5_GUARD_H
+#ifndef SAMC_PARITY_H5_GUARD_H
+#define SAMC_PARITY_H5_GUARD_H
 
 #include <hdf5.h>
 #include <stddef.h>
