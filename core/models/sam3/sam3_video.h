@@ -15,10 +15,11 @@
 
 #include "core/io/video_frames.h"
 #include "core/models/sam3/sam3_model.h"
+#include "samc_sam3.h"
 
 typedef struct samc_sam3_video samc_sam3_video;
 
-typedef enum samc_sam3_direction { SAMC_SAM3_FORWARD, SAMC_SAM3_BACKWARD, SAMC_SAM3_BOTH } samc_sam3_direction;
+/* samc_sam3_direction: forward, backward or both (samc_sam3.h). */
 
 typedef struct samc_sam3_outputs {
     int frame_idx, H, W, n;
