@@ -60,8 +60,12 @@ static const cli_command commands[] = {
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
      "  --impl ref|fast [fast]  -t|--threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
-    {"track", cmd_track, "track objects through a video (a video file or a directory of numbered JPEG frames)",
+    {"track", cmd_track, "track objects (SAM 2: clicked; SAM 3: every instance of a text) through a video",
      "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR|VIDEO -o|--out DIR -p|--prompt SPEC ...\n"
+     "samc track -m|--model SAM3.pt --vocab FILE -f|--frames DIR -o|--out DIR --text TEXT [--start N] ...\n"
+     "  --text TEXT             SAM 3: the concept, detected on frame --start (default 0) and tracked\n"
+     "                          with the official detector-tracker loop (objects come and go; ids stay)\n"
+     "  --vocab FILE            SAM 3: the tokenizer's bpe_simple_vocab_16e6.txt.gz\n"
      "  -f, --frames DIR|VIDEO  numbered JPEG frames, or a video file (mp4, webm, mkv, mov, avi)\n"
      "  -p, --prompt FRAME:OBJ:point=X,Y[,L] a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"
