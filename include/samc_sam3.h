@@ -107,6 +107,9 @@ SAMC_API samc_status samc_sam3_processor_results(const samc_sam3_processor *p, s
  * mask_input (4 R/14)^2 logits (288 x 288 at the released 1008). */
 SAMC_API samc_status samc_sam3_processor_predict_inst(samc_sam3_processor *p, const samc_predict_request *rq,
                                                       samc_masks *out, samc_error *err);
+/* Side of predict_inst's low-res masks (mask_input is this squared); 0 for
+ * NULL or a model without its tracker half. */
+SAMC_API int samc_sam3_processor_low_res_size(const samc_sam3_processor *p);
 
 /* ---- video: concept tracking (Sam3VideoPredictor) ---------------------
  * A session over one video's frames: a text (and/or one example box)

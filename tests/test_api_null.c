@@ -169,6 +169,7 @@ VALUE(samc_sam3_processor_free, (samc_sam3_processor_free(NULL), 0))
 VALUE(samc_sam3_processor_impl, samc_sam3_processor_impl(S3))
 VALUE(samc_sam3_processor_threads, samc_sam3_processor_threads(S3))
 VALUE(samc_sam3_processor_reset, (samc_sam3_processor_reset(g_live ? NULL : S3), 0))
+VALUE(samc_sam3_processor_low_res_size, samc_sam3_processor_low_res_size(S3))
 VALUE(samc_sam3_tracker_default_params, samc_sam3_tracker_default_params().impl)
 VALUE(samc_sam3_tracker_free, (samc_sam3_tracker_free(NULL), 0))
 VALUE(samc_sam3_tracker_num_frames, samc_sam3_tracker_num_frames(S3T))
@@ -231,7 +232,7 @@ static const call CALLS[] = {
     V(samc_embedding_height), V(samc_embedding_width), V(samc_embedding_model), V(samc_mask_rle_free),
     V(samc_stability_score), V(samc_video_reader_free), V(samc_video_writer_abort), V(samc_system_info),
     V(samc_predictor_set_abort_callback), V(samc_tracker_set_abort_callback),
-    V(samc_sam3_processor_set_abort_callback), V(samc_sam3_tracker_default_params), V(samc_sam3_tracker_free),
+    V(samc_sam3_processor_set_abort_callback), V(samc_sam3_processor_low_res_size), V(samc_sam3_tracker_default_params), V(samc_sam3_tracker_free),
     V(samc_sam3_tracker_num_frames), V(samc_sam3_tracker_height), V(samc_sam3_tracker_width),
     V(samc_sam3_tracker_frame_path), V(samc_sam3_tracker_impl), V(samc_sam3_tracker_threads),
     V(samc_sam3_tracker_reset),

@@ -287,6 +287,11 @@ samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_
     return SAMC_OK;
 }
 
+int samc_sam3_processor_low_res_size(const samc_sam3_processor *p)
+{
+    return p && p->has_inst ? 4 * samc_tracker_emb(&p->model->sam3->tracker.cfg) : 0;
+}
+
 samc_status samc_sam3_processor_predict_inst(samc_sam3_processor *p, const samc_predict_request *rq, samc_masks *out,
                                             samc_error *err)
 {
@@ -305,7 +310,7 @@ samc_status samc_sam3_processor_predict_inst(samc_sam3_processor *p, const samc_
         if (!(st = samc_sam3_inst_features(&p->xi, p->cur, &p->inst_f, err)))
             p->inst_of = p->cur;
     }
-    const int s = 4 * samc_tracker_emb(&p->model->sam3->tracker.cfg);
+    const int s = samc_sam3_processor_low_res_size(p);
     samc_tensor mask;
     samc_sam_prompt pr;
     if (!st)

@@ -156,8 +156,9 @@ void samc_sam3_model_free(samc_sam3_model *m)
 
 samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
 {
-    return samc_exec_init_impl(x, m->has_tracker && !m->video.has_loop ? &samc_sam3_inst_family : &samc_sam3_family, m,
-                               &m->base, impl, err);
+    /* the image model's parts, whatever else the model has (its tracker:
+     * samc_sam3_inst_exec_init and samc_sam3_video_exec_init) */
+    return samc_exec_init_impl(x, &samc_sam3_family, m, &m->base, impl, err);
 }
 
 samc_status samc_sam3_video_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
