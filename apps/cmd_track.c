@@ -160,7 +160,8 @@ static samc_status check_frames_decode(samc_frames *f, samc_error *err)
 }
 
 
-void track_stem(const char *path, int idx, char *out, size_t n)
+/* "DIR/00012.jpg" -> "00012" (path NULL: the index, "00012"). */
+static void track_stem(const char *path, int idx, char *out, size_t n)
 {
     if (!path) {
         snprintf(out, n, "%05d", idx);
@@ -186,25 +187,37 @@ static void draw_prompts(const track_args *a, int frame, const samc_frame_masks 
     }
 }
 
+cJSON *track_object(const track_run *r, cJSON *objs, const char *stem, int obj_id, char *path, size_t n)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s_obj%d.png", stem, obj_id);
+    snprintf(path, n, "%s/masks/%s", r->a->out, file);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(objs, o);
+    cJSON_AddNumberToObject(o, "obj_id", obj_id);
+    cJSON_AddStringToObject(o, "file", file);
+    return o;
+}
+
+samc_status track_mask_out(track_run *r, cJSON *o, const float *logits, uint8_t *gray, int h, int w,
+                           const char *path)
+{
+    for (int64_t i = 0; i < (int64_t)h * w; i++)
+        gray[i] = logits[i] > 0.0f ? 255 : 0;
+    samc_status st = cli_mask_json(o, logits, h, w, r->err);
+    return st ? st : cli_write_png_atomic(path, w, h, 1, gray, r->err);
+}
+
 /* One object's mask PNG and its JSON record. */
 static samc_status write_object(track_run *r, const samc_frame_masks *m, int k, const char *stem, uint8_t *gray,
                                 cJSON *objs)
 {
-    const int64_t hw = (int64_t)m->height * m->width;
-    const float *logits = m->logits + k * hw;
-    for (int64_t i = 0; i < hw; i++)
-        gray[i] = logits[i] > 0.0f ? 255 : 0;
-    char path[4200], file[512];
-    snprintf(file, sizeof file, "%s_obj%d.png", stem, m->obj_ids[k]);
-    snprintf(path, sizeof path, "%s/masks/%s", r->a->out, file);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToArray(objs, o);
-    cJSON_AddNumberToObject(o, "obj_id", m->obj_ids[k]);
-    cJSON_AddStringToObject(o, "file", file);
+    const float *logits = m->logits + k * (int64_t)m->height * m->width;
+    char path[4200];
+    cJSON *o = track_object(r, objs, stem, m->obj_ids[k], path, sizeof path);
     cJSON_AddNumberToObject(o, "object_score", m->object_scores[k]);
     cJSON_AddBoolToObject(o, "present", m->object_scores[k] > 0.0f);
-    samc_status st = cli_mask_json(o, logits, m->height, m->width, r->err);
-    return st ? st : cli_write_png_atomic(path, m->width, m->height, 1, gray, r->err);
+    return track_mask_out(r, o, logits, gray, m->height, m->width, path);
 }
 
 static samc_status write_frame(track_run *r, const samc_frame_masks *m, const char *stem, cJSON *fo)
@@ -266,16 +279,21 @@ samc_status track_frame_done(track_run *r, const char *stem, cJSON *fo, samc_sta
     return st;
 }
 
+cJSON *track_frame(const char *src, int frame, char *stem, size_t n)
+{
+    track_stem(src, frame, stem, n);
+    cJSON *fo = cJSON_CreateObject();
+    cJSON_AddNumberToObject(fo, "frame", frame);
+    if (src)
+        cJSON_AddStringToObject(fo, "file", src);
+    return fo;
+}
+
 static samc_status on_frame(void *user, const samc_frame_masks *m)
 {
     track_run *r = user;
     char stem[256];
-    const char *src = samc_tracker_frame_path(r->t, m->frame_idx);
-    track_stem(src, m->frame_idx, stem, sizeof stem);
-    cJSON *fo = cJSON_CreateObject();
-    cJSON_AddNumberToObject(fo, "frame", m->frame_idx);
-    if (src)
-        cJSON_AddStringToObject(fo, "file", src);
+    cJSON *fo = track_frame(samc_tracker_frame_path(r->t, m->frame_idx), m->frame_idx, stem, sizeof stem);
     return track_frame_done(r, stem, fo, write_frame(r, m, stem, fo));
 }
 

@@ -69,8 +69,15 @@ typedef struct track_run {
     samc_error *err;
 } track_run;
 
-/* "DIR/00012.jpg" -> "00012" (path NULL: the index, "00012"). */
-void track_stem(const char *path, int idx, char *out, size_t n);
+/* A frame's record (frame, its file) and its stem ("DIR/00012.jpg" ->
+ * "00012"; in memory: the index). */
+cJSON *track_frame(const char *src, int frame, char *stem, size_t n);
+/* An object's record in `objs` (obj_id, file <stem>_obj<ID>.png) and the
+ * path of its mask PNG; then the mask (logits > 0) into both: its records
+ * (area, bbox, RLE: cli_mask_json) and the PNG (`gray`: h x w scratch). */
+cJSON *track_object(const track_run *r, cJSON *objs, const char *stem, int obj_id, char *path, size_t n);
+samc_status track_mask_out(track_run *r, cJSON *o, const float *logits, uint8_t *gray, int h, int w,
+                           const char *path);
 /* A frame's record `fo` (its objects written, status st) finished: its
  * time, its track.jsonl line, its place in track.json, the progress. */
 samc_status track_frame_done(track_run *r, const char *stem, cJSON *fo, samc_status st);

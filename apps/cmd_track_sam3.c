@@ -25,23 +25,17 @@ static samc_status write_object(track_run *r, const samc_sam3_frame *f, int k, c
                                 uint8_t *gray, cJSON *objs)
 {
     const int64_t hw = (int64_t)f->h * f->w;
-    const uint8_t *m = f->masks + k * hw;
     for (int64_t i = 0; i < hw; i++)
-        gray[i] = m[i] ? 255 : 0, logits[i] = m[i] ? 1.0f : -1.0f;
-    char path[4200], file[512];
-    snprintf(file, sizeof file, "%s_obj%d.png", stem, f->obj_ids[k]);
-    snprintf(path, sizeof path, "%s/masks/%s", r->a->out, file);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToArray(objs, o);
-    cJSON_AddNumberToObject(o, "obj_id", f->obj_ids[k]);
-    cJSON_AddStringToObject(o, "file", file);
+        logits[i] = f->masks[k * hw + i] ? 1.0f : -1.0f;
+    char path[4200];
+    cJSON *o = track_object(r, objs, stem, f->obj_ids[k], path, sizeof path);
     cJSON_AddNumberToObject(o, "score", f->probs[k]); /* the detection score at birth (1 after a click) */
     cJSON *b = cJSON_AddArrayToObject(o, "box_xywh_normalized"); /* as the official outputs */
     for (int c = 0; c < 4; c++)
         cJSON_AddItemToArray(b, cJSON_CreateNumber(f->boxes[4 * k + c]));
-    samc_status st = cli_mask_json(o, logits, f->h, f->w, r->err); /* area, bbox in pixels, RLE */
+    samc_status st = track_mask_out(r, o, logits, gray, f->h, f->w, path); /* area, bbox in pixels, RLE */
     cJSON_DeleteItemFromObjectCaseSensitive(o, "stability_score"); /* binary masks: no logits to measure it on */
-    return st ? st : cli_write_png_atomic(path, f->w, f->h, 1, gray, r->err);
+    return st;
 }
 
 /* The frame's masks, overlay (each object in its id's colour) and palette PNG. */
@@ -84,12 +78,7 @@ static samc_status on_frame(void *user, const samc_sam3_frame *f)
     if (cli_abort_requested(NULL)) /* Ctrl-C: stop at this frame boundary */
         return samc_fail(r->err, SAMC_ERR_ABORTED, "interrupted");
     char stem[256];
-    const char *src = samc_sam3_tracker_frame_path(s->t, f->frame);
-    track_stem(src, f->frame, stem, sizeof stem);
-    cJSON *fo = cJSON_CreateObject();
-    cJSON_AddNumberToObject(fo, "frame", f->frame);
-    if (src)
-        cJSON_AddStringToObject(fo, "file", src);
+    cJSON *fo = track_frame(samc_sam3_tracker_frame_path(s->t, f->frame), f->frame, stem, sizeof stem);
     return track_frame_done(r, stem, fo, write_frame(r, f, stem, fo));
 }
 

@@ -13,15 +13,6 @@
 #include "core/models/sam3/sam3_video.h"
 #include "harness_internal.h"
 
-static double attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
-{
-    double v = dflt;
-    bool none = false;
-    if (samc_dump_has_attr(d, obj, name) && (samc_dump_attr_num(d, obj, name, &v, &none, NULL) || none))
-        v = dflt;
-    return v;
-}
-
 /* A frame's outputs against group `g` (out_obj_ids, out_probs,
  * out_boxes_xywh, out_binary_masks), as float32 rows of module `g`. */
 static void compare_outputs(parity_run *r, const char *g, const samc_sam3_outputs *o)
@@ -69,12 +60,12 @@ static samc_status on_yield(void *user, const samc_sam3_outputs *o)
         }
         return SAMC_OK;
     }
-    if ((int)attr_or(y->r->dump, g, "frame_index", -1) != o->frame_idx) {
+    if ((int)samc__parity_attr_or(y->r->dump, g, "frame_index", -1) != o->frame_idx) {
         samc_parity_row *row = samc__parity_add_row(y->r, INT_MAX - 1, g, 0, "frame_index");
         if (row) {
             row->state = SAMC_PARITY_FAIL;
             snprintf(row->note, sizeof row->note, "samc yielded frame %d, the official run frame %d", o->frame_idx,
-                     (int)attr_or(y->r->dump, g, "frame_index", -1));
+                     (int)samc__parity_attr_or(y->r->dump, g, "frame_index", -1));
         }
     }
     compare_outputs(y->r, g, o);
@@ -86,7 +77,7 @@ static samc_status add_prompt(parity_run *r, samc_sam3_video *v, const char *g, 
                               samc_error *err)
 {
     samc_dump *d = r->dump;
-    const int frame = (int)attr_or(d, g, "frame_index", 0);
+    const int frame = (int)samc__parity_attr_or(d, g, "frame_index", 0);
     char path[128];
     samc_tensor boxes = {0}, pts = {0};
     int32_t *box_labels = NULL, *pt_labels = NULL;
@@ -109,7 +100,7 @@ static samc_status add_prompt(parity_run *r, samc_sam3_video *v, const char *g, 
     if (!st && samc_dump_has_attr(d, g, "text"))
         st = samc_dump_attr_str(d, g, "text", &text, err);
     if (!st && np > 0)
-        st = samc_sam3_video_add_points(v, frame, (int)attr_or(d, g, "obj_id", -1), pts.data, pt_labels, (int)np,
+        st = samc_sam3_video_add_points(v, frame, (int)samc__parity_attr_or(d, g, "obj_id", -1), pts.data, pt_labels, (int)np,
                                         out, err);
     else if (!st)
         st = samc_sam3_video_add_prompt(v, frame, text, nb ? boxes.data : NULL, nb ? box_labels[0] : 1, out, err);
@@ -147,8 +138,8 @@ static samc_status run_request(parity_run *r, samc_sam3_video *v, int k, samc_er
         free(dir);
         yield_ctx y = {r, k, 0};
         if (!st)
-            st = samc_sam3_video_propagate(v, dr, (int)attr_or(d, g, "start_frame_index", -1),
-                                           (int)attr_or(d, g, "max_frame_num_to_track", -1), on_yield, &y, err);
+            st = samc_sam3_video_propagate(v, dr, (int)samc__parity_attr_or(d, g, "start_frame_index", -1),
+                                           (int)samc__parity_attr_or(d, g, "max_frame_num_to_track", -1), on_yield, &y, err);
         char yg[96];
         snprintf(yg, sizeof yg, "%s/yields/%d", og, y.i);
         if (!st && samc_dump_exists(d, yg)) {
@@ -159,7 +150,7 @@ static samc_status run_request(parity_run *r, samc_sam3_video *v, int k, samc_er
             }
         }
     } else if (!strcmp(type, "remove")) {
-        st = samc_sam3_video_remove_object(v, (int)attr_or(d, g, "obj_id", -1), err);
+        st = samc_sam3_video_remove_object(v, (int)samc__parity_attr_or(d, g, "obj_id", -1), err);
     } else if (!strcmp(type, "reset")) {
         samc_sam3_video_reset(v);
     } else {
@@ -172,16 +163,8 @@ static samc_status run_request(parity_run *r, samc_sam3_video *v, int k, samc_er
 samc_status samc__parity_run_sam3_video(parity_run *r, samc_error *err)
 {
     samc_dump *d = r->dump;
-    uint8_t *rgb = NULL;
-    int nd = 0;
-    int64_t dims[4];
-    samc_status st = samc_dump_read_u8(d, "/inputs/frames_u8", &rgb, &nd, dims, err);
-    if (!st && (nd != 4 || dims[3] != 3))
-        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/frames_u8 must be [T,H,W,3]", samc_dump_path(d));
     samc_frames *fr = NULL;
-    if (!st)
-        st = samc_frames_from_memory(rgb, (int)dims[0], (int)dims[1], (int)dims[2], &fr, err);
-    free(rgb);
+    samc_status st = samc__parity_read_frames(d, &fr, err);
     samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
     if (!r->strict || r->plant_bf16_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;

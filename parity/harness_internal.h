@@ -17,6 +17,7 @@
 
 #include "core/models/sam2/sam2_model.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/io/video_frames.h"
 #include "core/runtime/exec.h"
 #include "dump.h"
 #include "parity.h"
@@ -79,6 +80,10 @@ void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc,
 int samc__parity_peek_call(const parity_run *r, const char *key);
 
 /* ---- dump_io.c, alone.c: a recorded call run alone ------------------- */
+/* Numeric attribute `name` of `obj`, or `dflt` when absent or None. */
+double samc__parity_attr_or(samc_dump *d, const char *obj, const char *name, double dflt);
+/* /inputs/frames_u8 [T,H,W,3] as a frame source (the video tasks). */
+samc_status samc__parity_read_frames(samc_dump *d, samc_frames **out, samc_error *err);
 /* A samc_layer_io over record `rec`'s in/ group. */
 samc_layer_io samc__parity_record_io(parity_run *r, int rec);
 /* Run record `rec` alone on its recorded inputs (each continuous input moved
