@@ -58,6 +58,8 @@ static samc_status io_tensor(void *user, const char *name, const char *pos, samc
     char path[320];
     in_path(user, name, pos, path, sizeof path);
     samc_status st = samc_dump_read(r->dump, path, t, err);
+    if (!st)
+        st = samc__parity_slice_input(t, name, r->batch, r->batch_n, err);
     if (!st && r->io_perturb > 0)
         perturb(t, r->io_perturb);
     return st;

@@ -10,6 +10,7 @@
  *   resync.c             the chained runs' decision hook
  *   match.c              records by module/call/frame/object; the trace callback
  *   rows.c, alone.c      report rows; one recorded call run alone
+ *   batch.c              one object's slice of a batched record (SAM 3 video)
  *   dump*.c, compare.c   the dump reader and the metrics
  */
 #ifndef SAMC_PARITY_HARNESS_INTERNAL_H
@@ -47,6 +48,7 @@ typedef struct parity_run {
     double plant_bf16_flip;    /* samc_parity_opts.plant_bf16_flip, cleared once planted */
     const samc_parity_opts *opts; /* the caller's options (planted faults) */
     double io_perturb;         /* > 0: samc__parity_record_io perturbs continuous inputs by this x max|input| */
+    int batch, batch_n;        /* >= 0: one object's call against item `batch` of a record of batch_n objects */
 } parity_run;
 
 /* ---- rows.c: report rows --------------------------------------------- */
@@ -106,6 +108,17 @@ void samc__parity_compare_prediction(parity_run *r, int k, const samc_sam_predic
 
 /* ---- resync.c: the chained runs' decision hook ------------------------ */
 void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d);
+
+/* ---- batch.c: one object's slice of a batched record --------------------- */
+/* The position of obj_id in a record of a multi-object tracker state (its
+ * obj_ids, no obj_id of its own), else -1. */
+int samc__parity_batch_index(const samc_dump_record *rec, int obj_id);
+/* A recorded tensor of a batch of n as one object's (item b of the one axis
+ * where it has n and `like` has 1); unchanged when no such single axis. */
+samc_status samc__parity_slice_like(samc_tensor *ref, const samc_tensor *like, int b, int n, samc_error *err);
+/* A recorded input of a batch of n as object b's (axis 0, or 1 for the
+ * memory attention's sequence-first inputs); unchanged if not batched. */
+samc_status samc__parity_slice_input(samc_tensor *t, const char *name, int b, int n, samc_error *err);
 
 /* ---- judge.c: the pass criterion --------------------------------------- */
 /* Every compared row's scale and verdict (docs/parity.md, "The criterion"). */

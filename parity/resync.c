@@ -37,11 +37,21 @@ static int record_for(parity_run *r, const char *module, const samc_scope *sc, i
                     : samc__parity_find_record(r, module, call);
 }
 
-static bool read_slot(parity_run *r, int rec, const char *slot, samc_tensor *t)
+/* A slot of record `rec` as the object of scope `sc` sees it: its item of
+ * a batched record (the batch on axis 0: batch.c). */
+static bool read_slot_of(parity_run *r, int rec, const char *slot, const samc_scope *sc, samc_tensor *t)
 {
     char path[320];
     snprintf(path, sizeof path, "/trace/%06d/%s", r->recs[rec].index, slot);
-    return samc_dump_exists(r->dump, path) && samc_dump_read(r->dump, path, t, NULL) == SAMC_OK;
+    if (!samc_dump_exists(r->dump, path) || samc_dump_read(r->dump, path, t, NULL) != SAMC_OK)
+        return false;
+    const int b = sc ? samc__parity_batch_index(&r->recs[rec], sc->obj_id) : -1;
+    return samc__parity_slice_input(t, "", b, r->recs[rec].n_objs, NULL) == SAMC_OK;
+}
+
+static bool read_slot(parity_run *r, int rec, const char *slot, samc_tensor *t)
+{
+    return read_slot_of(r, rec, slot, NULL, t);
 }
 
 static double max_abs(const float *x, int64_t n)
@@ -117,7 +127,7 @@ static int sam3_bf16_side(parity_run *r, const samc_scope *sc, const samc_decisi
     const char *slot = memory ? "out/maskmem_features"
                        : !strcmp(d->module, "@tracker_backbone") ? "out/backbone_fpn.2" : "in/0";
     const int ri = record_for(r, d->module, sc, memory ? -1 : 0);
-    if (ri < 0 || !read_slot(r, ri, slot, t))
+    if (ri < 0 || !read_slot_of(r, ri, slot, sc, t))
         return -1;
     if (memory)
         samc_round_bf16(t->data, samc_numel(t));
@@ -160,7 +170,7 @@ static void resync_object_score(parity_run *r, const samc_scope *sc, samc_decisi
 {
     const int ri = record_for(r, d->module, sc, -1);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/3", &rec))
+    if (ri < 0 || !read_slot_of(r, ri, "out/3", sc, &rec))
         return;
     const float c = d->values[0], v = rec.data[0];
     if ((c > d->threshold) != (v > d->threshold)) {
@@ -177,7 +187,7 @@ static void resync_best_mask(parity_run *r, const samc_scope *sc, samc_decision 
 {
     const int ri = record_for(r, d->module, sc, -1);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/1", &rec) || samc_numel(&rec) != d->n) {
+    if (ri < 0 || !read_slot_of(r, ri, "out/1", sc, &rec) || samc_numel(&rec) != d->n) {
         samc_tensor_release(&rec);
         return;
     }
@@ -197,7 +207,7 @@ static void resync_stability(parity_run *r, const samc_scope *sc, samc_decision 
 {
     const int ri = record_for(r, d->module, sc, 0);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/0", &rec) || samc_numel(&rec) != d->hw) {
+    if (ri < 0 || !read_slot_of(r, ri, "out/0", sc, &rec) || samc_numel(&rec) != d->hw) {
         samc_tensor_release(&rec);
         return;
     }
@@ -220,7 +230,7 @@ static void resync_binarize(parity_run *r, const samc_scope *sc, samc_decision *
 {
     const int ri = record_for(r, d->module, sc, 0);
     samc_tensor rec = {0};
-    if (ri < 0 || (!read_slot(r, ri, "in/masks", &rec) && !read_slot(r, ri, "in/1", &rec)) ||
+    if (ri < 0 || (!read_slot_of(r, ri, "in/masks", sc, &rec) && !read_slot_of(r, ri, "in/1", sc, &rec)) ||
         samc_numel(&rec) != d->n) {
         samc_tensor_release(&rec);
         return;

@@ -25,13 +25,15 @@ static samc_status track_batch(samc_s3_state *s, const samc_s3_frame *fr, bool r
     e->obj = calloc((size_t)B, sizeof *e->obj);
     float *sc = malloc((size_t)B * sizeof *sc), *iou = malloc((size_t)B * sizeof *iou);
     samc_status st = e->obj && sc && iou ? SAMC_OK : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    const samc_s3_step_in in = {.reverse = reverse, .run_mem = run_mem, .n_points = -1};
+    const samc_s3_step_in in = {.reverse = reverse, .run_mem = run_mem, .n_points = -1, .batched = true};
     for (int i = 0; !st && i < B; i++)
         if (!(st = samc__s3_step(s, fr, i, &in, &e->obj[i], err)))
             sc[i] = e->obj[i].object_score, iou[i] = e->obj[i].iou_score;
     const float eff = st ? 0.0f : samc_tracker_mem_score(sc, iou, B);
-    for (int i = 0; !st && i < B; i++)
+    for (int i = 0; !st && i < B; i++) {
         e->obj[i].has_eff = true, e->obj[i].eff_iou_score = eff;
+        st = samc__s3_step_done(s, fr, i, &e->obj[i], eff, err);
+    }
     free(sc), free(iou);
     if (st)
         samc__s3_entry_release(e, B);

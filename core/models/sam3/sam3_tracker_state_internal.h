@@ -40,6 +40,8 @@ samc_scope samc__s3_scope(const samc_s3_state *s, int frame);
  * for its slice), compacted: memory rounded to bfloat16. */
 typedef struct samc_s3_step_in {
     bool is_init, reverse, run_mem, no_memory;
+    bool batched;                       /* one object of a batch: its @track_step record and its memory's
+                                           bf16 rounding left to samc__s3_step_done (the batch's eff) */
     int n_points;                       /* < 0: no points */
     const float *coords;
     const int32_t *labels;
@@ -48,6 +50,10 @@ typedef struct samc_s3_step_in {
 } samc_s3_step_in;
 samc_status samc__s3_step(samc_s3_state *s, const samc_s3_frame *fr, int obj, const samc_s3_step_in *in,
                           samc_frame_out *out, samc_error *err);
+/* A batched step's end, once the batch's eff_iou_score is known: its
+ * @track_step record, then its memory rounded to bfloat16 as stored. */
+samc_status samc__s3_step_done(samc_s3_state *s, const samc_s3_frame *fr, int obj, samc_frame_out *out, float eff,
+                               samc_error *err);
 
 /* _consolidate_temp_output_across_obj (6.3): at low resolution into
  * *entry (run_mem: with memory), or at video resolution into video (n_obj,1,H,W). */

@@ -52,14 +52,14 @@ samc_status samc__s3_step(samc_s3_state *s, const samc_s3_frame *fr, int obj, co
                                .mask_inputs = in->mask, .cond = &d[0], .non_cond = &d[1],
                                .num_frames = s->num_frames, .reverse = in->reverse, .run_mem_encoder = in->run_mem,
                                .prev_sam_mask_logits = in->prev_logits, .binarize_mask_from_pts = true,
-                               .no_memory = in->no_memory};
+                               .no_memory = in->no_memory, .no_step_record = in->batched};
     samc_track_out r = {0};
     if (!st)
         st = samc_tracker_track_step(s->x, s->tr, &sc, &tin, &r, err);
     free(d[0].items), free(d[1].items);
     if (st)
         return st;
-    if (r.has_mem)
+    if (r.has_mem && !in->batched)
         samc__s3_round_memory(s, &sc, &r.maskmem);
     out->frame_idx = fr->t, out->has_mem = r.has_mem, out->object_score = r.object_score, out->iou_score = r.iou_score;
     out->maskmem = r.maskmem, out->pred_masks = r.pred_masks, out->obj_ptr = r.obj_ptr;
@@ -69,3 +69,16 @@ samc_status samc__s3_step(samc_s3_state *s, const samc_s3_frame *fr, int obj, co
     return SAMC_OK;
 }
 
+
+samc_status samc__s3_step_done(samc_s3_state *s, const samc_s3_frame *fr, int obj, samc_frame_out *out, float eff,
+                               samc_error *err)
+{
+    const samc_scope sc = {fr->t, s->objs[obj].id};
+    const samc_track_out view = {.pred_masks = out->pred_masks, .obj_ptr = out->obj_ptr,
+                                 .object_score = out->object_score, .iou_score = out->iou_score,
+                                 .has_mem = out->has_mem, .maskmem = out->maskmem};
+    samc_status st = samc_tracker_trace_step(s->x, s->tr, &sc, &view, &eff, err);
+    if (!st && out->has_mem)
+        samc__s3_round_memory(s, &sc, &out->maskmem);
+    return st;
+}

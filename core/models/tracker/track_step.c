@@ -222,13 +222,15 @@ samc_status samc_tracker_encode_new_memory(samc_exec *x, const samc_tracker_mode
     return st;
 }
 
-/* @track_step's outputs (one object: its eff_iou_score is its own). */
-static samc_status trace_step(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc, const samc_track_out *o,
-                              samc_error *err)
+samc_status samc_tracker_trace_step(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                    const samc_track_out *o, const float *batch_eff, samc_error *err)
 {
+    if (!x->trace || !tr->cfg.sam3.traced)
+        return SAMC_OK;
     samc_tensor pos = {0};
     samc_status st = o->has_mem ? samc_memory_encoder_pos(x, &tr->memory_encoder, &pos, err) : SAMC_OK;
-    float score = o->object_score, iou = o->iou_score, eff = samc_tracker_mem_score(&score, &iou, 1);
+    float score = o->object_score, iou = o->iou_score;
+    float eff = batch_eff ? *batch_eff : samc_tracker_mem_score(&score, &iou, 1);
     const samc_tensor ts = samc_tensor_view(&score, 2, (const int64_t[]){1, 1});
     const samc_tensor ti = samc_tensor_view(&iou, 1, (const int64_t[]){1});
     const samc_tensor te = samc_tensor_view(&eff, 1, (const int64_t[]){1});
@@ -271,8 +273,8 @@ samc_status samc_tracker_track_step(samc_exec *x, const samc_tracker_model *tr, 
                                          &out->maskmem, err);
         out->has_mem = st == SAMC_OK;
     }
-    if (!st && x->trace && tr->cfg.sam3.traced)
-        st = trace_step(x, tr, sc, out, err);
+    if (!st && !in->no_step_record)
+        st = samc_tracker_trace_step(x, tr, sc, out, NULL, err);
     if (st)
         samc_track_out_release(out);
     return st;

@@ -23,6 +23,8 @@ typedef struct samc_track_in {
     bool binarize_mask_from_pts;            /* binarize_mask_from_pts_for_mem_enc (video predictor option) */
     bool no_memory;                         /* Sam3TrackerBase's use_prev_mem_frame=False (SAM 3's clicks):
                                                the feature + no_mem_embed, no memory attention */
+    bool no_step_record;                    /* the caller traces @track_step (samc_tracker_trace_step): one
+                                               object of a batch, whose eff_iou_score needs every object */
 } samc_track_in;
 
 typedef struct samc_track_out {
@@ -36,6 +38,10 @@ typedef struct samc_track_out {
 } samc_track_out;
 
 void samc_track_out_release(samc_track_out *o);
+/* The @track_step record of one object's step (SAM 3's dump format) with
+ * eff_iou_score = *batch_eff (its batch's cal_mem_score), NULL: its own. */
+samc_status samc_tracker_trace_step(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                    const samc_track_out *o, const float *batch_eff, samc_error *err);
 
 /* Sam3TrackerBase.cal_mem_score over n objects of one state: the mean of
  * the [n, n] product of (2 sigmoid(score) - 1 where score > 0, else 0) and
