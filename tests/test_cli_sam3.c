@@ -337,12 +337,17 @@ static void test_info(void **state)
     tu_assert_contains(r.out, "check: every key and shape matches the config");
     tu_assert_contains(r.out, "not included: segment needs --vocab FILE");
     tu_assert_contains(r.out, "backbone.vision_backbone.trunk.blocks.0");
+    /* sam3.pt's layout: both halves, and the video family's layers */
+    tu_assert_contains(r.out, "halves: detector and tracker (231 tracker.* tensors)");
+    tu_assert_contains(r.out, "video (track --text)");
+    tu_assert_contains(r.out, "tracker.transformer.encoder.layers.0");
     tu_run_free(&r), free(a);
     a = tu_strdupf("info '%s'", g_dump);
     r = tu_run_samc(g_tmp, a);
     assert_int_equal(r.rc, 0);
     tu_assert_contains(r.out, "config: the dump's /model/config_json");
     tu_assert_contains(r.out, "vocabulary: in the dump");
+    tu_assert_contains(r.out, "halves: detector only (no tracker.* weights)");
     tu_run_free(&r), free(a);
     a = tu_strdupf("info '%s'", g_ck);
     r = tu_run_samc(g_tmp, a);
