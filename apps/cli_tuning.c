@@ -1,7 +1,10 @@
 /* cli_tuning.c - process settings of the commands that run the model many
  * times (`samc bench`, `samc serve`): OpenMP's wait policy and malloc. */
+#include <libgen.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -16,6 +19,13 @@
 void cli_passive_wait_policy(int argc, char **argv)
 {
     if (getenv("OMP_WAIT_POLICY"))
+        return;
+    /* Started through the dynamic loader (`ld-linux-x86-64.so.2 samc ...`,
+     * as the bundles of tools/device_pack.sh run), /proc/self/exe is the
+     * loader, which would take the subcommand for the program: run as we are. */
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || (exe[n] = 0, !strncmp(basename(exe), "ld-", 3)))
         return;
     char **nargv = calloc((size_t)argc + 2, sizeof *nargv);
     if (!nargv || setenv("OMP_WAIT_POLICY", "PASSIVE", 1))

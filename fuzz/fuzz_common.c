@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/runtime/statedict.h"
+
 static char tmp_paths[8][256];
 static int n_tmp;
 
@@ -92,4 +94,22 @@ unsigned fuzz_touch_bytes(const void *p, size_t n)
         abort();
 #endif
     return s;
+}
+
+void fuzz_check_keys(const samc_key_list *keys, const char *family)
+{
+    for (int i = 0; i < keys->count; i++) {
+        const samc_key_spec *k = &keys->items[i];
+        int bad = k->ndim < 0 || k->ndim > 4 || !memchr(k->key, 0, sizeof k->key);
+        for (int j = 0; !bad && j < k->ndim; j++)
+            bad = k->shape[j] < 0;
+        if (bad) {
+            fprintf(stderr, "fuzz invariant: accepted %s config implies key '%.160s' of rank %d, shape", family,
+                    k->key, k->ndim);
+            for (int j = 0; j < k->ndim && j < 4; j++)
+                fprintf(stderr, " %lld", (long long)k->shape[j]);
+            fprintf(stderr, "\n");
+            abort();
+        }
+    }
 }

@@ -30,6 +30,12 @@ const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *suffix)
 /* Abort unless a failure left a message (naming `must_name` when not NULL). */
 void fuzz_check_error(samc_status st, const samc_error *err, const char *must_name, const char *what);
 
+struct samc_key_list;
+/* Abort unless every key an accepted config implies is a real tensor (rank
+ * 0-4, every dimension >= 0, a terminated name); `family` names the config
+ * in the report. */
+void fuzz_check_keys(const struct samc_key_list *keys, const char *family);
+
 /* Read every float (a sum the compiler cannot drop). */
 double fuzz_touch(const float *p, size_t n);
 /* Read every byte. */

@@ -223,6 +223,9 @@ static int run_config(const char *config, const variant *var, bool full, double 
     if (var->sam3_mask_size) {
         cfg.image_size = full ? 1008 : 448, cfg.backbone_stride = 14;
         cfg.mem_enc.ds_interpol_h = cfg.mem_enc.ds_interpol_w = cfg.image_size * 8 / 7;
+        /* 1008 px is a 252 x 252 patch grid, which Hiera's 8 x 8 position
+         * window does not tile (only the memory encoder runs here) */
+        cfg.trunk.window_spec[0] = full ? 7 : cfg.trunk.window_spec[0];
     }
     if (!st)
         st = samc_sam2_random_weights(&cfg, 11, &w, &err);

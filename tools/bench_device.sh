@@ -49,10 +49,10 @@ pack() {
     : "${SAM2_SRC:?give the official sam2 checkout in SAM2_SRC}"
     local build=${BUILD:-$here/build-device} native=${BUILD:-$here/build-device}-native stage
     local progs=(samc bench_video test_gemm_kernels test_attention_kernels test_ops test_isa)
-    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release "${SAMC_PACK_CMAKE_FLAGS[@]}" >/dev/null
     cmake --build "$build" -j2 --target samc_cli bench_video test_gemm_kernels test_attention_kernels test_ops \
         test_isa >/dev/null
-    cmake -S "$here" -B "$native" -DCMAKE_BUILD_TYPE=Release -DSAMC_X86_BASELINE="${DEVICE_MARCH:-sapphirerapids}" \
+    cmake -S "$here" -B "$native" -DCMAKE_BUILD_TYPE=Release "${SAMC_PACK_CMAKE_FLAGS[@]}" -DSAMC_X86_BASELINE="${DEVICE_MARCH:-sapphirerapids}" \
         >/dev/null
     cmake --build "$native" -j2 --target samc_cli bench_video >/dev/null
     stage=$(mktemp -d)

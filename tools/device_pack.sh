@@ -27,10 +27,14 @@ pack_sources() {
     git -C "$here" rev-parse --short HEAD >"$dir/SAMC_COMMIT"
 }
 
-# samc_link_flags: what a program linking libsamc.a needs after it (the
-# libraries of CMakeLists.txt's SAMC_DEPS).
+# samc_link_flags BUILD: what a program linking BUILD/libsamc.a needs after
+# it, as that build configured it (Libs.private of BUILD/samc.pc: without
+# FFmpeg's libraries in a -DSAMC_WITH_FFMPEG=OFF build).
 samc_link_flags() {
-    pkg-config --libs openblas libcjson libzip libjpeg hdf5 libutf8proc zlib stb libpng libavformat libavcodec \
-        libswscale libavutil 2>/dev/null ||
-        echo -lopenblas -lcjson -lzip -ljpeg -lhdf5_serial -lutf8proc -lz -lstb -lpng -lavformat -lavcodec -lswscale -lavutil
+    sed -n 's/^Libs.private: *//p' "$1/samc.pc"
 }
+
+# The packs build without FFmpeg: its codecs pull in ~50 shared libraries
+# (60 MB of bundle), and what travels to the lent machine is limited to
+# 64 MiB with the fixtures. Video files are not part of any device run.
+SAMC_PACK_CMAKE_FLAGS=(-DSAMC_WITH_FFMPEG=OFF -DSAMC_BUILD_TESTS=ON)

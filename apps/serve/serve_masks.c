@@ -2,23 +2,32 @@
  * of include/samc_amg.h (COCO RLE as pycocotools' string, area, XYWH box,
  * stability score) and, when asked, the mask as a base64 PNG. */
 #include <cjson/cJSON.h>
-#include <libavutil/base64.h>
 #include <limits.h>
 #include <stdlib.h>
 
 #include "core/base/error.h"
 #include "serve.h"
 
+/* RFC 4648 base64 with padding. Written here (20 lines) rather than taken
+ * from FFmpeg's libavutil, so that samc serve builds without FFmpeg too
+ * (SAMC_WITH_FFMPEG=OFF). */
 char *serve_base64(const uint8_t *data, size_t n)
 {
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (n > (size_t)INT_MAX / 2)
         return NULL;
-    const size_t size = AV_BASE64_SIZE(n);
-    char *out = malloc(size);
-    if (out && !av_base64_encode(out, (int)size, data, (int)n)) {
-        free(out);
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (!out)
         return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        const uint32_t v = (uint32_t)data[i] << 16 | (i + 1 < n ? (uint32_t)data[i + 1] << 8 : 0) |
+                           (i + 2 < n ? data[i + 2] : 0);
+        *o++ = abc[v >> 18 & 63];
+        *o++ = abc[v >> 12 & 63];
+        *o++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? abc[v & 63] : '=';
     }
+    *o = 0;
     return out;
 }
 

@@ -36,6 +36,14 @@ samc_status samc_write_png(const char *path, const uint8_t *data, int height, in
 
 void samc_free(void *ptr) { free(ptr); }
 
+/* An in-memory image is handed to the decoders as an int count: larger
+ * buffers are refused with the limit rather than truncated. */
+static samc_status too_big(const char *what, size_t n, samc_error *err)
+{
+    return samc_fail(err, SAMC_ERR_ARG, "%s: %zu bytes; samc reads images of at most %lld bytes", what, n,
+                     (long long)SAMC_IMAGE_MAX_FILE_BYTES);
+}
+
 samc_status samc_decode_image(const void *data, size_t n, const char *what, uint8_t **rgb, int *height, int *width,
                               samc_error *err)
 {
@@ -48,8 +56,7 @@ samc_status samc_decode_image(const void *data, size_t n, const char *what, uint
     if (!what)
         what = "image";
     if (n > (size_t)SAMC_IMAGE_MAX_FILE_BYTES)
-        return samc_fail(err, SAMC_ERR_ARG, "%s: %zu bytes; samc reads images of at most %lld bytes", what, n,
-                         (long long)SAMC_IMAGE_MAX_FILE_BYTES);
+        return too_big(what, n, err);
     samc_image img;
     samc_status st = samc_image_from_memory(data, (int)n, what, &img, err);
     if (st)
@@ -69,8 +76,7 @@ samc_status samc_probe_image(const void *data, size_t n, const char *what, int *
     if (!what)
         what = "image";
     if (n > (size_t)SAMC_IMAGE_MAX_FILE_BYTES)
-        return samc_fail(err, SAMC_ERR_ARG, "%s: %zu bytes; samc reads images of at most %lld bytes", what, n,
-                         (long long)SAMC_IMAGE_MAX_FILE_BYTES);
+        return too_big(what, n, err);
     return samc_image_size_from_memory(data, (int)n, what, width, height, err);
 }
 

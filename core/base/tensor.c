@@ -71,6 +71,18 @@ void samc_tensor_release(samc_tensor *t)
     memset(t, 0, sizeof *t);
 }
 
+samc_status samc_tensor_advance(samc_tensor *t, samc_tensor *y, samc_status st)
+{
+    if (st) {
+        samc_tensor_release(y);
+        return st;
+    }
+    samc_tensor_release(t);
+    *t = *y;
+    memset(y, 0, sizeof *y);
+    return SAMC_OK;
+}
+
 samc_status samc_tensor_copy(samc_tensor *dst, const samc_tensor *src, samc_error *err)
 {
     samc_status st = samc_tensor_alloc_uninit(dst, src->ndim, src->shape, err);

@@ -36,6 +36,10 @@ samc_status samc_tensor_alloc_uninit(samc_tensor *t, int ndim, const int64_t *sh
 samc_status samc_tensor_allocv(samc_tensor *t, samc_error *err, int ndim, ...);
 /* Free owned data and zero the struct. Safe on a zeroed struct. */
 void samc_tensor_release(samc_tensor *t);
+/* One step of a chain of layers that each read *t and write *y: on success
+ * (st == SAMC_OK) *t is released and takes y's storage, on failure y is
+ * released; *y is zeroed either way. Returns st. */
+samc_status samc_tensor_advance(samc_tensor *t, samc_tensor *y, samc_status st);
 /* Deep copy of src into dst (dst is overwritten, not released). */
 samc_status samc_tensor_copy(samc_tensor *dst, const samc_tensor *src, samc_error *err);
 /* A non-owning tensor over existing memory. */

@@ -107,7 +107,12 @@ static samc_status load_locked(const char *lib, samc_error *err)
     samc_plugin_register_fn *entry = (samc_plugin_register_fn *)dlsym(h, SAMC_PLUGIN_ENTRY);
     if (!entry)
         return samc_fail(err, SAMC_ERR_FORMAT, "the plugin %s has no entry point %s", where, SAMC_PLUGIN_ENTRY);
-    samc_plugin_api a = api;
+    /* The plugin keeps the pointer for the life of the process (it calls the
+     * shared numerics through it at every run): static, filled under the
+     * lock of samc__plugin_load. A stack copy here was a dangling pointer
+     * that the first device run dereferenced as NULL. */
+    static samc_plugin_api a;
+    a = api;
     a.layout = samc_plugin_layout();
     samc_status st = entry(&a, err);
     if (st)

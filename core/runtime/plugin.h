@@ -9,7 +9,8 @@
  *   samc_status samc_plugin_register(const samc_plugin_api *api, samc_error *err);
  *
  * which registers the plugin's implementation rows through the api and
- * nothing else. A plugin calls into libsamc only through this table (it is
+ * nothing else; `api` stays valid for the life of the process, so the
+ * plugin may keep the pointer. A plugin calls into libsamc only through this table (it is
  * linked with --no-undefined against its own libraries alone), so libsamc
  * exports no internals for it; the structures it shares with libsamc (the
  * records, samc_impl, samc_ctx, samc_tensor) are checked by `layout`.

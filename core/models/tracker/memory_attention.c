@@ -117,13 +117,8 @@ static samc_status attention_layers(samc_exec *x, const samc_memory_attention *m
                                  ops->memory_attention_layer(samc_layer_ctx(x, L), &ma->layers[i], t, mem, mp, qp,
                                                              num_obj_ptr_tokens, &y),
                                  err, 1, slot0, outs);
-        if (st) {
-            samc_tensor_release(&y);
+        if ((st = samc_tensor_advance(t, &y, st)))
             return st;
-        }
-        samc_tensor_release(t);
-        *t = y;
-        memset(&y, 0, sizeof y);
     }
     return SAMC_OK;
 }

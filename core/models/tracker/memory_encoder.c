@@ -133,13 +133,8 @@ static samc_status run_fuser(samc_exec *x, const samc_memory_encoder *e, const s
         if (!st)
             st = samc_layer_done(x, L, sc, ops->cxblock(samc_layer_ctx(x, L), &e->fuser[j], t, &y), err, 1, slot0,
                                  outs);
-        if (st) {
-            samc_tensor_release(&y);
+        if ((st = samc_tensor_advance(t, &y, st)))
             return st;
-        }
-        samc_tensor_release(t);
-        *t = y;
-        memset(&y, 0, sizeof y);
     }
     return SAMC_OK;
 }
