@@ -61,6 +61,11 @@ samc_status samc_sam3_video_open(samc_exec *x, samc_frames *frames, const samc_s
         return samc_fail(err, SAMC_ERR_FORMAT, "sam3 video: the config's image_size %d differs from the detector's "
                          "and the tracker's %d", m->video.loop.image_size, m->tracker.cfg.image_size);
     }
+    if (opt && opt->streaming) {
+        samc_frames_free(frames);
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "sam3 video: the streaming (bounded-memory) session is not "
+                         "implemented yet");
+    }
     samc_sam3_video *v = calloc(1, sizeof *v);
     if (!v) {
         samc_frames_free(frames);

@@ -31,11 +31,9 @@ typedef struct samc_sam3_outputs {
 void samc_sam3_outputs_free(samc_sam3_outputs *o);
 
 typedef struct samc_sam3_video_options {
-    /* Bounded memory (beyond the official): frames decoded when needed and
-     * released, and nothing kept per frame that the loop can no longer read
-     * (old outputs, caches and non-conditioning memories beyond what the
-     * memory selection and the hot-start buffer reach); forward propagation
-     * and clicks on the current frame only. */
+    /* Bounded memory (beyond the official; issue 19 item 3a, not implemented
+     * yet: samc_sam3_video_open refuses it): frames decoded when needed and
+     * released, nothing kept per frame that the loop can no longer read. */
     bool streaming;
 } samc_sam3_video_options;
 
