@@ -21,6 +21,7 @@
 
 #include "core/base/error.h"
 #include "parity/dump.h"
+#include "samc.h"
 #include "util/cli_run.h"
 #include "util/testutil.h"
 
@@ -96,8 +97,8 @@ static void test_forward_as_official(void **state)
     char *text = NULL;
     assert_int_equal(samc_dump_attr_str(d, "/inputs/requests/0", "text", &text, &e), SAMC_OK);
     char *out = tu_join(g_tmp, "fwd");
-    char *args = tu_strdupf("track --model '%s' --frames '%s' --text '%s' --start 2 --out '%s' --threads 2", g_dump,
-                            g_frames, text, out);
+    char *args = tu_strdupf("track --model '%s' --frames '%s' --text '%s' --start 2 --out '%s' --threads 2 --palette-png",
+                            g_dump, g_frames, text, out);
     tu_run_result r = tu_run_samc(g_tmp, args);
     printf("$ samc %s\n  -> %d: %s", args, r.rc, r.err);
     assert_int_equal(r.rc, 0);
@@ -106,6 +107,19 @@ static void test_forward_as_official(void **state)
     assert_int_equal(n, 6); /* frames 2..7 */
     for (int i = 0; i < n; i++)
         check_frame(d, lines[i], i, out);
+    /* the palette PNG of frame 7 (object 2): index id + 1 where its mask is */
+    char *pal = tu_join(out, "palette/00007.png"), *m7 = tu_join(out, "masks/00007_obj2.png");
+    uint8_t *pp = NULL, *mp = NULL;
+    int ph = 0, pw = 0, mh = 0, mw = 0;
+    assert_int_equal(samc_read_image(pal, &pp, &ph, &pw, &e), SAMC_OK);
+    assert_int_equal(samc_read_image(m7, &mp, &mh, &mw, &e), SAMC_OK);
+    assert_int_equal(ph * pw, mh * mw);
+    int64_t wrong = 0;
+    for (int64_t p = 0; p < (int64_t)ph * pw; p++) /* read as RGB: palette index 3 is a colour, 0 black */
+        wrong += (mp[3 * p] > 127) != (pp[3 * p] || pp[3 * p + 1] || pp[3 * p + 2]);
+    assert_int_equal(wrong, 0);
+    samc_free(pp), samc_free(mp);
+    free(pal), free(m7);
     char *sum = tu_join(out, "track.json"), *js = tu_slurp(sum);
     cJSON *root = cJSON_Parse(js);
     assert_non_null(root);
