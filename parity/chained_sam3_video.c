@@ -166,7 +166,7 @@ samc_status samc__parity_run_sam3_video(parity_run *r, samc_error *err)
     samc_frames *fr = NULL;
     samc_status st = samc__parity_read_frames(d, &fr, err);
     samc_exec_set_trace(&r->x, samc__parity_on_trace, r);
-    if (!r->strict || r->plant_bf16_flip > 0)
+    if (!r->strict || r->plant_bf16_flip > 0 || r->plant_threshold_flip > 0)
         r->x.decide = samc__parity_resync, r->x.decide_user = r;
     samc_sam3_video *v = NULL;
     if (!st)

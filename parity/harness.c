@@ -174,7 +174,8 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     rep->impl = impl->name;
     rep->isolated = o->isolated;
     rep->tol = o->tol > 0 ? o->tol : impl->tol;
-    parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip, .opts = o, .batch = -1};
+    parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip,
+                    .plant_threshold_flip = o->plant_threshold_flip, .opts = o, .batch = -1};
     samc_status st = samc_dump_open(path, &r.dump, err);
     if (!st) /* before loading any weights */
         st = check_task(&r, err);

@@ -46,6 +46,7 @@ typedef struct parity_run {
     bool strict;               /* no re-synchronisation at decision points */
     int last_index;            /* completion order of the last record matched (decisions sort after it) */
     double plant_bf16_flip;    /* samc_parity_opts.plant_bf16_flip, cleared once planted */
+    double plant_threshold_flip; /* samc_parity_opts.plant_threshold_flip, likewise */
     const samc_parity_opts *opts; /* the caller's options (planted faults) */
     double io_perturb;         /* > 0: samc__parity_record_io perturbs continuous inputs by this x max|input| */
     int batch, batch_n;        /* >= 0: one object's call against item `batch` of a record of batch_n objects */

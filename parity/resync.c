@@ -291,9 +291,59 @@ static void resync_non_overlap(parity_run *r, const samc_scope *sc, samc_decisio
     samc_tensor_release(&rec);
 }
 
+static bool side(float v, float thr, samc_cmp c) { return c == SAMC_CMP_GT ? v > thr : c == SAMC_CMP_GE ? v >= thr : v < thr; }
+
+/* The planted flip (samc_parity_opts.plant_threshold_flip): the value whose
+ * recorded side is nearest the threshold, moved to the other side by the
+ * given margin. */
+static void plant_threshold(parity_run *r, samc_decision *d, const float *rec, double scale)
+{
+    int64_t k = 0;
+    for (int64_t i = 1; i < d->n; i++)
+        k = fabs(rec[i] - d->threshold) < fabs(rec[k] - d->threshold) ? i : k;
+    const double step = r->plant_threshold_flip * scale;
+    const bool up = side(rec[k], d->threshold, d->cmp) == (d->cmp == SAMC_CMP_LT); /* past it: above or below */
+    d->values[k] = (float)(d->threshold + (up ? step : -step));
+    r->plant_threshold_flip = 0;
+}
+
+/* A loop decision by a threshold (SAM 3 video: NMS, association, ...). */
+static void resync_threshold(parity_run *r, const samc_scope *sc, samc_decision *d)
+{
+    const int ri = record_for(r, d->module, sc, 0);
+    samc_tensor rec = {0};
+    if (ri < 0 || !read_slot_of(r, ri, d->slot, sc, &rec) || samc_numel(&rec) != d->n || d->n == 0) {
+        samc_tensor_release(&rec);
+        return;
+    }
+    const double scale = fmax(max_abs(rec.data, d->n), 1e-12), tol = r->rep->tol;
+    if (r->plant_threshold_flip > 0)
+        plant_threshold(r, d, rec.data, scale);
+    int64_t flips = 0, beyond = 0;
+    double wf = 0, wb = 0;
+    for (int64_t i = 0; i < d->n && !r->strict; i++) {
+        if (side(d->values[i], d->threshold, d->cmp) == side(rec.data[i], d->threshold, d->cmp))
+            continue;
+        const double margin = fabs(d->values[i] - d->threshold) / scale;
+        if (margin <= tol)
+            d->values[i] = rec.data[i], flips++, wf = margin > wf ? margin : wf;
+        else
+            beyond++, wb = margin > wb ? margin : wb;
+    }
+    static const char *const ops[] = {">", ">=", "<"};
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %g", d->slot, ops[d->cmp], (double)d->threshold);
+    report(r, ri, what, sc, flips, beyond, wf, wb);
+    samc_tensor_release(&rec);
+}
+
 void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d)
 {
     parity_run *r = user;
+    if (d->kind == SAMC_DECISION_THRESHOLD) { /* strict: only the planted flip */
+        resync_threshold(r, sc, d);
+        return;
+    }
     if (r->strict) { /* only the planted flip (a test), no re-synchronisation */
         samc_tensor rec = {0};
         if (d->kind == SAMC_DECISION_BF16 && r->plant_bf16_flip > 0 && bank_entry(r, sc, &rec) >= 0 &&
@@ -309,5 +359,6 @@ void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d)
     case SAMC_DECISION_STABILITY: resync_stability(r, sc, d); break;
     case SAMC_DECISION_BINARIZE: resync_binarize(r, sc, d); break;
     case SAMC_DECISION_NON_OVERLAP: resync_non_overlap(r, sc, d); break;
+    case SAMC_DECISION_THRESHOLD: break; /* above */
     }
 }

@@ -74,7 +74,11 @@ typedef enum samc_decision_kind {
                                    or choices[1] (the best multimask token) */
     SAMC_DECISION_BINARIZE,     /* values: mask logits binarised for the memory, decided by > 0 */
     SAMC_DECISION_NON_OVERLAP,  /* values: n_masks objects' logits (hw each), each pixel kept for the argmax */
+    SAMC_DECISION_THRESHOLD,    /* values: each compared with threshold by cmp (SAM 3 video's loop); the
+                                   recorded values are slot `slot` of the next record of `module` */
 } samc_decision_kind;
+
+typedef enum samc_cmp { SAMC_CMP_GT, SAMC_CMP_GE, SAMC_CMP_LT } samc_cmp;
 
 typedef struct samc_decision {
     samc_decision_kind kind;
@@ -86,6 +90,8 @@ typedef struct samc_decision {
     int n_masks;
     int64_t hw;
     int choices[2];
+    const char *slot;           /* THRESHOLD only */
+    samc_cmp cmp;
 } samc_decision;
 
 typedef void (*samc_decision_fn)(void *user, const samc_scope *sc, samc_decision *d);

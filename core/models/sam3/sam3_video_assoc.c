@@ -24,6 +24,16 @@ void samc__s3_mask_iou(const uint8_t *a, int N, const uint8_t *b, int M, int64_t
         }
 }
 
+void samc__s3v_decide(samc_sam3_video *v, int t, const char *module, const char *slot, float *values, int64_t n,
+                      float thr, samc_cmp cmp)
+{
+    samc_decision d = {.kind = SAMC_DECISION_THRESHOLD, .module = module, .values = values, .n = n,
+                       .threshold = thr, .slot = slot, .cmp = cmp};
+    const samc_scope sc = {t, -1};
+    if (n > 0)
+        samc_exec_decide(v->x, &sc, &d);
+}
+
 /* Indices by descending value: numpy's argsort()[::-1], whose insertion
  * sort (at most 16 values) is stable, so ties come in reverse index order. */
 static void argsort_desc(const float *v, const int *idx, int n, int *order)
@@ -52,11 +62,13 @@ samc_status samc__s3v_nms(samc_sam3_video *v, int t, samc_tensor *logits, const 
     int *valid = malloc((size_t)Q * sizeof *valid), *order = malloc((size_t)Q * sizeof *order), V = 0;
     uint8_t *bin = malloc((size_t)Q * hw + 1);
     samc_status st = p && keep && valid && order && bin ? SAMC_OK : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    for (int q = 0; !st && q < Q; q++) {
+    for (int q = 0; !st && q < Q; q++)
         p[q] = 1.0f / (1.0f + expf(-logits->data[q]));
+    if (!st)
+        samc__s3v_decide(v, t, "@nms", "in/pred_probs", p, Q, thr, SAMC_CMP_GT);
+    for (int q = 0; !st && q < Q; q++)
         if (p[q] > thr) /* the candidates, in query order */
             valid[V++] = q;
-    }
     for (int k = 0; !st && k < V; k++)
         for (int64_t i = 0; i < hw; i++)
             bin[k * hw + i] = masks->data[valid[k] * hw + i] > 0.0f;
@@ -64,6 +76,7 @@ samc_status samc__s3v_nms(samc_sam3_video *v, int t, samc_tensor *logits, const 
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     if (!st) {
         samc__s3_mask_iou(bin, V, bin, V, hw, ious);
+        samc__s3v_decide(v, t, "@nms", "ious", ious, (int64_t)V * V, iou_thr, SAMC_CMP_GT);
         argsort_desc(p, valid, V, order);
         bool *gone = calloc((size_t)V + 1, sizeof *gone);
         for (int a = 0; gone && a < V; a++) { /* greedy: keep the best left, drop what overlaps it */
@@ -235,8 +248,20 @@ samc_status samc__s3v_associate(samc_sam3_video *v, int t, const s3_detections *
         st = decide(&v->m->video.loop, ious, NULL, tb, hw, trk_ids, 0, M, a) ? SAMC_ERR_NOMEM : SAMC_OK;
     } else if (!st) {
         samc__s3_mask_iou(db, N, tb, M, hw, ious);
-        if (decide(&v->m->video.loop, ious, det->scores.data, tb, hw, trk_ids, N, M, a))
+        const samc_sam3_loop_config *c = &v->m->video.loop;
+        float *sc = malloc((size_t)N * sizeof *sc); /* the scores as the decisions take them */
+        if (sc) {
+            memcpy(sc, det->scores.data, (size_t)N * sizeof *sc);
+            samc__s3v_decide(v, t, "@associate", "in/det_scores", sc, N, (float)c->new_det_thresh, SAMC_CMP_GE);
+            samc__s3v_decide(v, t, "@associate", "in/det_scores", sc, N, (float)SAMC_S3_ASSOC_HIGH_CONF, SAMC_CMP_GE);
+            const float thr[3] = {(float)c->trk_assoc_iou_thresh, (float)c->assoc_iou_thresh,
+                                  (float)SAMC_S3_ASSOC_HIGH_IOU};
+            for (int k = 0; k < 3; k++)
+                samc__s3v_decide(v, t, "@associate", "ious", ious, (int64_t)N * M, thr[k], SAMC_CMP_GE);
+        }
+        if (!sc || decide(c, ious, sc, tb, hw, trk_ids, N, M, a))
             st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        free(sc);
     }
     if (!st && v->x->trace)
         trace_assoc(v, t, det, trk_masks, trk_ids, M, s4, ious, db, tb, a);

@@ -206,6 +206,7 @@ samc_status samc__s3v_occlusion(samc_sam3_video *v, int t, bool reverse, float *
             last[j] = samc__s3m_has(removed_now, ids[j]) ? SAMC_S3_ALWAYS_OCCLUDED : SAMC_S3_NEVER_OCCLUDED;
     if (M > 1) {
         samc__s3_mask_iou(bin, M, bin, M, hw, ious);
+        samc__s3v_decide(v, t, "@occlusion", "ious", ious, (int64_t)M * M, thr, SAMC_CMP_GE);
         to_suppress(ious, last, M, reverse, thr, sup);
     }
     s3_rec r = {0};

@@ -171,6 +171,11 @@ samc_status samc__s3v_associate(samc_sam3_video *v, int t, const s3_detections *
  * max(union, 1) in float32 (perflib mask_iou). */
 void samc__s3_mask_iou(const uint8_t *a, int N, const uint8_t *b, int M, int64_t hw, float *ious);
 /* NMS over the frame's queries (@nms); suppressed logits lowered by 1e4. */
+/* A loop decision by a threshold: values compared with thr by cmp, the
+ * recorded values in slot `slot` of the next `module` record of frame t (a
+ * parity run may adopt the recorded side within its tolerance: exec.h). */
+void samc__s3v_decide(samc_sam3_video *v, int t, const char *module, const char *slot, float *values, int64_t n,
+                      float thr, samc_cmp cmp);
 samc_status samc__s3v_nms(samc_sam3_video *v, int t, samc_tensor *logits, const samc_tensor *masks,
                           samc_error *err);
 samc_status samc__s3v_drop_over_limit(samc_sam3_video *v, int t, s3_assoc *a, const s3_detections *det, int keep,
