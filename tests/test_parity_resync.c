@@ -15,16 +15,22 @@
 #include "parity/parity.h"
 #include "util/testutil.h"
 
-static void run(double plant, bool strict, samc_parity_report *rep)
+/* A ref run of `dump` with a planted flip (bf16 or loop threshold). */
+static void run_dump(const char *dump, const samc_parity_opts *o, samc_parity_report *rep)
 {
-    char *path = tu_src_path("fixtures/video/tiny_v1_sam21_s128.h5");
-    samc_parity_opts o = {.impl = "ref", .strict = strict, .plant_bf16_flip = plant};
+    char *path = tu_src_path(dump);
     samc_error e = {0};
-    samc_status st = samc_parity_run(path, &o, rep, &e);
+    samc_status st = samc_parity_run(path, o, rep, &e);
     if (st)
         print_error("%s\n", e.msg);
     assert_int_equal(st, SAMC_OK);
     free(path);
+}
+
+static void run(double plant, bool strict, samc_parity_report *rep)
+{
+    const samc_parity_opts o = {.impl = "ref", .strict = strict, .plant_bf16_flip = plant};
+    run_dump("fixtures/video/tiny_v1_sam21_s128.h5", &o, rep);
 }
 
 static const samc_parity_row *first_flip(const samc_parity_report *rep)
@@ -72,14 +78,8 @@ static void test_strict(void **s)
 
 static void run_loop(double plant, bool strict, samc_parity_report *rep)
 {
-    char *path = tu_src_path("fixtures/sam3_video/tiny_vm_multi.h5");
-    samc_parity_opts o = {.impl = "ref", .strict = strict, .plant_threshold_flip = plant};
-    samc_error e = {0};
-    samc_status st = samc_parity_run(path, &o, rep, &e);
-    if (st)
-        print_error("%s\n", e.msg);
-    assert_int_equal(st, SAMC_OK);
-    free(path);
+    const samc_parity_opts o = {.impl = "ref", .strict = strict, .plant_threshold_flip = plant};
+    run_dump("fixtures/sam3_video/tiny_vm_multi.h5", &o, rep);
 }
 
 static void test_loop_threshold(void **s)
