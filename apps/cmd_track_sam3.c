@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_track_sam3.c - `samc track` on a SAM 3 model (cmd_track.h): a
  * concept (--text) detected on frame --start (0) and tracked through the video
  * by the official detector-tracker loop (include/samc_sam3.h's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* track_concept.c - SAM 3's video API end to end: load sam3.pt (both halves:
  * the detector and the tracker), start a session on a directory of frames,
  * prompt a concept on the first frame and track every instance of it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* batch.c - records of a tracker state with several objects (SAM 3 video):
  * the official code runs the state's objects as one batch, samc one object
  * at a time, so one object's call is compared with its slice of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_sam3_inst.c - the sam3_inst task (docs/parity_sam3_video.md,
  * "sam3_inst"): Sam3Processor.set_image on /inputs/image_u8 with the tracker
  * neck, then each /inputs/prompts/<k> through Sam3Image.predict_inst

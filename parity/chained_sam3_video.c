@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_sam3_video.c - the sam3_video task (docs/parity_sam3_video.md):
  * one session of Sam3VideoPredictor requests replayed from
  * /inputs/requests/<k> through samc's loop (core/models/sam3/sam3_video.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli_sam3_track.c - `samc track --text` on SAM 3 as a user runs it:
  * the model and frames of fixtures/sam3_video/tiny_vt_loop.h5 (the dump as
  * the model, its JPEG frames beside it), the text of its first request on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_half.c - float16 rounding (SAM 3's frames) against numpy's float16
  * casts (the table was printed by numpy 1.24, which rounds as torch does):
  * ties to even, the step of each binade, subnormals, the largest finite

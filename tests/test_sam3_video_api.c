@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_video_api.c - include/samc_sam3.h's video session and
  * predict_inst end to end, against the official outputs of the committed
  * fixtures (fixtures/sam3_video, loaded as models: their weights, config

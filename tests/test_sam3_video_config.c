@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_video_config.c - SAM 3's video config (core/models/sam3/sam3_video_config.h):
  * the released tree reads to the builder's values (docs/sam3_video.md
  * section 1), the fixtures' trees to theirs (a video model's and an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Write tests/data/pil_bicubic.bin and pil_bilinear.bin: inputs and Pillow's
 Image.resize outputs (the default BICUBIC; BILINEAR, as torchvision's TF.resize
 of a PIL image in SAM 3's frame loader), for tests/test_resize_pil.c.

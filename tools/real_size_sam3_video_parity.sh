@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On-demand real-size SAM 3 video parity: the released video model (the
 # built-in tree: ViT 1024 wide, 32 blocks, 1008 px; tracker 256 wide, memory
 # dim 64, 4 memory-attention layers) with seeded random weights, a 3-frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_sam3_video.c - include/samc_sam3.h's video session (samc_sam3_tracker)
  * on the detector-tracker loop (core/models/sam3/sam3_video.h): an exec of
  * the video family per session, the prompts checked against the frames in

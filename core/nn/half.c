@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* half.c - float16 rounding. */
 #include "core/nn/half.h"
 

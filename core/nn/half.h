@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* half.h - IEEE float16 rounding as torch does it (SAM 3's frame loader
  * stores the video's frames in float16 and normalises them in float16; the
  * values stay float32 here). */

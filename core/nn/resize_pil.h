@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_pil.h - Pillow's Image.resize(BICUBIC | BILINEAR) on 8-bit RGB,
  * bit-exact.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config_read.c - reading a `_target_` config tree (sam3_config_read.h). */
 #include "core/models/sam3/sam3_config_read.h"
 

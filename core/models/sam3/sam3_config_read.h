@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config_read.h - reading a `_target_` config tree section by
  * section (cJSON), for the SAM 3 image config (sam3_config_json.c) and the
  * video config (sam3_video_config.c): values with their official defaults,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_inst.c - Sam3Image.predict_inst (sam3_inst.h): the tracker's
  * features of the image, then SAM2ImagePredictor's predict on them with
  * SAM3InteractiveImagePredictor's options (core/models/tracker/image_predict.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_inst.h - SAM 3's SAM 1 task on an image (Sam3Image.predict_inst,
  * SAM3InteractiveImagePredictor; docs/sam3_video.md 9): points, a box and
  * a mask input through the tracker's SAM heads on the image's tracker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_consolidate.c - Sam3TrackerPredictor._consolidate_temp_output_across_obj
  * and propagate_in_video_preflight (docs/sam3_video.md 6.3): the new
  * inputs of a frame (clicks, masks) merged across the state's objects,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_infer.c - what Sam3TrackerPredictor computes on a frame: the
  * tracking step of each object over the batch's outputs
  * (_run_single_frame_inference), one frame of propagate_in_video (4.2),

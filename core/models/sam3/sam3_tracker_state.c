@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_state.c - Sam3TrackerPredictor's inference state: its dicts in
  * Python's order, objects and their inputs, removal and clearing of inputs
  * (clear_all_points_in_frame, remove_object, _reset_tracking_results). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_state.h - SAM 3's tracker predictor (Sam3TrackerPredictor,
  * sam3/model/sam3_tracking_predictor.py): one inference state holds a
  * batch of objects that are tracked together (the objects the detector

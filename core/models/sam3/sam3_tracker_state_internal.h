@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_state_internal.h - what the tracker state's files share
  * (sam3_tracker_state.c: dicts, objects, removal; sam3_tracker_step.c: one
  * object's tracking step; sam3_tracker_consolidate.c: consolidation and

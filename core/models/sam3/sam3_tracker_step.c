@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_tracker_step.c - one object's tracking step on its state's batched
  * outputs (Sam3TrackerPredictor._run_single_frame_inference for its slice):
  * the tracker's track_step on a view of the batch's outputs, its memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video.c - the video session's requests (Sam3VideoPredictor over
  * Sam3VideoInferenceWithInstanceInteractivity, docs/sam3_video.md 3, 5.3,
  * 7): start, add_prompt (a text and/or a box: a new session; points: a

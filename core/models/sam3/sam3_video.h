@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video.h - SAM 3's video session (Sam3VideoPredictor over
  * Sam3VideoInferenceWithInstanceInteractivity; docs/sam3_video.md): a
  * detector-tracker loop over a video's frames, prompted by a text and/or

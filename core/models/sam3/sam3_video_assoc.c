@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_assoc.c - the loop's matching of masks (docs/sam3_video.md
  * 4.1, 4.3a-c): mask IoUs (perflib mask_iou), the detector's mask NMS
  * (perflib nms_masks), det-track association (Sam3VideoBase._associate_det_trk),

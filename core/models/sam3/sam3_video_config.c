@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_config.c - the video model's (and the inst-interactive image
  * model's) tree into samc_sam3_video_config (sam3_video_config.h), with
  * the constructors' defaults of facebookresearch/sam3 @ 99d02f28

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_config.h - SAM 3's video model (build_sam3_video_model:
  * Sam3VideoInferenceWithInstanceInteractivity) and its interactive image
  * predictor (build_sam3_image_model(enable_inst_interactivity=True)),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_detect.c - run_backbone_and_detection (docs/sam3_video.md
  * 4.1): the text features (cached per prompt), the detector's buffer of
  * frames computed ahead (forward_video_grounding_multigpu on one device:

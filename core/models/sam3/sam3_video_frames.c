@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_frames.c - SAM 3's video frame loader
  * (io_utils.load_video_frames_from_image_folder, docs/sam3_video.md 8):
  * the decoded RGB frame resized by Pillow's BILINEAR to R x R (torchvision

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_hotstart.c - the loop's removal and suppression heuristics
  * (docs/sam3_video.md 4.3e, g, h): the hot start with its keep-alive
  * counters (Sam3VideoBase._process_hotstart), suppression of overlapping

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_internal.h - the video session's state, shared by its files:
  *   sam3_video_maps.c     small insertion-ordered maps (Python dicts of the metadata)
  *   sam3_video_frames.c   the frame loader (@preprocess), the session's frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_loop.c - one frame of the detector-tracker loop
  * (Sam3VideoBase._det_track_one_frame, docs/sam3_video.md 4): detection,
  * propagation of every tracker state, the planning phase (association,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_maps.c - the loop's metadata as the official dicts keep it:
  * small insertion-ordered maps (linear search: a video has few objects),
  * per-frame maps, and the tracker metadata's object list. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_model.c - SAM 3 with its tracker: the families that mount the
  * detector's parts at their image-model roots (keys under "detector.") and
  * the tracker's parts at SAM 3's roots ("tracker.*", keys and names alike),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_outputs.c - a frame's outputs (docs/sam3_video.md 5.2):
  * Sam3VideoInference._postprocess_output (sorted ids, birth scores, boxes
  * from the masks, the object-wise non-overlap by tracker score), the

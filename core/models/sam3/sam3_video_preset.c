@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_preset.c - the released SAM 3 video model's `_target_` tree
  * (what build_sam3_video_model passes, with the loop's and the tracker's
  * constructor defaults filled in; recorded from facebookresearch/sam3@99d02f28c8d3 by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_video_records.c - the detector-tracker loop's parity records
  * (docs/parity_sam3_video.md): one part, mounted at the video family's
  * root, whose rows are the loop's function points; records are built slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_select.c - Sam3TrackerBase.frame_filter (sam3/model/sam3_tracker_base.py,
  * after SAM2Long): with use_memory_selection, the previous frames whose
  * memories and object pointers a tracking step reads are those whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tracker_config.c - the tracker's config section checked before any
  * weight is bound: every size the key list and the layers use within what
  * the official code would build (SAM 2's checks, found by
