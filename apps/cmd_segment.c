@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cmd_segment.h"
 #include "core/models/family.h"
+#include "samc_sam3.h"
 #include "core/base/error.h"
 #include "core/base/fileio.h"
 #include "core/io/image_io.h"
@@ -34,7 +35,7 @@ static samc_status parse_box(const char *v, float *box, bool *positive, samc_err
 
 enum {
     O_MODEL, O_CONFIG, O_IMAGE, O_OUT, O_POINT, O_BOX, O_MASK_INPUT, O_MULTIMASK, O_HOLE, O_SPRINKLE, O_TEXT,
-    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE
+    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE, O_INST
 };
 static const cli_option seg_options[] = {
     [O_MODEL] = {"model", 'm', "CKPT"},        [O_CONFIG] = {"config", 'c', "NAME|FILE"},
@@ -45,7 +46,7 @@ static const cli_option seg_options[] = {
     [O_TEXT] = {"text", 0, "TEXT"},            [O_VOCAB] = {"vocab", 0, "FILE"},
     [O_THRESHOLD] = {"threshold", 0, "T"},     [O_IMPL] = {"impl", 0, "NAME"},
     [O_OVERRIDE] = {"impl-override", 0, "LAYER=IMPL"}, [O_THREADS] = {"threads", 't', "N"},
-    [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
+    [O_NONFINITE] = {"allow-nonfinite", 0, NULL}, [O_INST] = {"inst", 0, NULL},
 };
 
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
@@ -61,6 +62,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         switch (o) {
         case -2: return SAMC_ERR_ARG;
         case O_MULTIMASK: a->multimask = true; break;
+        case O_INST: a->inst = true; break;
         case O_NONFINITE: a->allow_nonfinite = true; break;
         case O_MODEL: a->model = v; break;
         case O_CONFIG: a->config = v; break;
@@ -214,15 +216,35 @@ typedef struct seg_timing {
     double load, set_image, predict;
 } seg_timing;
 
-static cJSON *result_json(const seg_args *a, const samc_predictor *p, const samc_masks *m, const seg_timing *t,
+/* The SAM 1 task on either family: SAM 2's image predictor, or SAM 3's
+ * predict_inst (the tracker's heads of sam3.pt) through its processor. */
+typedef struct sam1 {
+    samc_model *model;
+    samc_predictor *p;          /* SAM 2 */
+    samc_sam3_processor *p3;    /* SAM 3 */
+} sam1;
+
+static const char *sam1_config(const sam1 *s)
+{
+    return s->p ? samc_predictor_config_name(s->p) : samc_model_config_name(s->model);
+}
+static const char *sam1_impl(const sam1 *s) { return s->p ? samc_predictor_impl(s->p) : samc_sam3_processor_impl(s->p3); }
+static int sam1_threads(const sam1 *s)
+{
+    return s->p ? samc_predictor_threads(s->p) : samc_sam3_processor_threads(s->p3);
+}
+
+static cJSON *result_json(const seg_args *a, const sam1 *s, const samc_masks *m, const seg_timing *t,
                           samc_error *err)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "samc_version", samc_version());
     cJSON_AddStringToObject(r, "model", a->model);
-    cJSON_AddStringToObject(r, "config", samc_predictor_config_name(p));
-    cJSON_AddStringToObject(r, "impl", samc_predictor_impl(p));
-    cJSON_AddNumberToObject(r, "threads", samc_predictor_threads(p));
+    if (s->p3) /* SAM 3's predict_inst */
+        cJSON_AddStringToObject(r, "task", "predict_inst");
+    cJSON_AddStringToObject(r, "config", sam1_config(s));
+    cJSON_AddStringToObject(r, "impl", sam1_impl(s));
+    cJSON_AddNumberToObject(r, "threads", sam1_threads(s));
     cJSON_AddStringToObject(r, "image", a->image);
     cJSON_AddNumberToObject(r, "width", m->width);
     cJSON_AddNumberToObject(r, "height", m->height);
@@ -251,10 +273,10 @@ static cJSON *result_json(const seg_args *a, const samc_predictor *p, const samc
     return r;
 }
 
-static samc_status write_json(const char *dir, const seg_args *a, const samc_predictor *p, const samc_masks *m,
+static samc_status write_json(const char *dir, const seg_args *a, const sam1 *s, const samc_masks *m,
                               const seg_timing *t, cli_outputs *outs, samc_error *err)
 {
-    cJSON *r = result_json(a, p, m, t, err);
+    cJSON *r = result_json(a, s, m, t, err);
     if (!r)
         return err->status ? err->status : SAMC_ERR_NOMEM;
     char *text = cJSON_Print(r);
@@ -295,25 +317,39 @@ static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
 {
     const char *fname = samc_family_name(fam);
     if (fam == SAMC_FAMILY_SAM3) {
-        const char *bad = a->n_points ? "--point" : a->mask_input ? "--mask-input" : a->multimask ? "--multimask"
-                        : a->has_hole_opts ? "--max-hole-area/--max-sprinkle-area" : NULL;
+        /* --point, --mask-input, --multimask or --inst: the SAM 1 task
+         * (predict_inst, a --box joins it as its box); else the concept
+         * detector (a --box alone is its exemplar unless --inst) */
+        const char *inst = a->n_points ? "--point" : a->mask_input ? "--mask-input" : a->multimask ? "--multimask"
+                         : a->inst ? "--inst" : NULL;
+        if (inst && (a->text || a->threshold >= 0))
+            return samc_fail(err, SAMC_ERR_ARG, "%s with %s: on a SAM 3 model --point, --box, --mask-input and "
+                             "--multimask run predict_inst (the SAM 1 task), --text, --box and --threshold the "
+                             "concept detector: one or the other per run", inst, a->text ? "--text" : "--threshold");
+        if (a->has_hole_opts)
+            return samc_fail(err, SAMC_ERR_ARG, "--max-hole-area/--max-sprinkle-area are SAM 2's image predictor "
+                             "options; %s is a %s model (predict_inst fills holes as its config says)", a->model,
+                             fname);
+        if (!inst && !a->text && !a->n_boxes)
+            return samc_fail(err, SAMC_ERR_ARG, "no prompt: a SAM 3 model takes --text and/or --box (the concept), "
+                             "or --point (predict_inst)");
+        if (!inst)
+            return SAMC_OK;
+        a->sam3_inst = true;
+    } else {
+        const char *bad = a->text ? "--text" : a->vocab ? "--vocab" : a->threshold >= 0 ? "--threshold"
+                        : a->inst ? "--inst" : NULL;
         if (bad)
-            return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 2 option; %s is a %s model, which takes --text and "
-                             "--box X0,Y0,X1,Y1[,neg] prompts", bad, a->model, fname);
-        if (!a->text && !a->n_boxes)
-            return samc_fail(err, SAMC_ERR_ARG, "no prompt: a SAM 3 model takes --text and/or --box");
-        return SAMC_OK;
+            return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
+                             "and --mask-input prompts", bad, a->model, fname);
     }
-    const char *bad = a->text ? "--text" : a->vocab ? "--vocab" : a->threshold >= 0 ? "--threshold" : NULL;
-    if (bad)
-        return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
-                         "and --mask-input prompts", bad, a->model, fname);
     if (a->n_boxes > 1)
         return samc_fail(err, SAMC_ERR_ARG, "--box given twice: the image predictor takes one box per prompt; run "
                          "once per box (or `samc amg` for every object)");
     if (a->n_boxes && !a->box_positive[0])
-        return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3 exemplars; %s is a %s model",
-                         a->model, fname);
+        return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3's concept exemplars (with "
+                         "--text); the %s takes one positive box", a->sam3_inst ? "SAM 1 task (predict_inst)" :
+                         "SAM 2 image predictor");
     a->has_box = a->n_boxes == 1;
     memcpy(a->box, a->boxes, sizeof a->box);
     return SAMC_OK;
@@ -342,52 +378,74 @@ static samc_predictor_params predictor_params(const seg_args *a)
     return pp;
 }
 
-static void print_summary(const seg_args *a, const samc_predictor *p, const samc_masks *m, const seg_timing *t)
+static void print_summary(const seg_args *a, const sam1 *s, const samc_masks *m, const seg_timing *t)
 {
     if (cli_verbosity < 1)
         return;
-    printf("samc: %d mask(s) written to %s (config %s, impl %s, %d thread(s))\n", m->num_masks, a->out,
-           samc_predictor_config_name(p), samc_predictor_impl(p), samc_predictor_threads(p));
+    printf("samc: %d mask(s) written to %s (%sconfig %s, impl %s, %d thread(s))\n", m->num_masks, a->out,
+           s->p3 ? "SAM 3 predict_inst, " : "", sam1_config(s), sam1_impl(s), sam1_threads(s));
     for (int k = 0; k < m->num_masks; k++)
         printf("  mask_%d.png  iou %.4f%s\n", k, m->iou[k], k == best_mask(m) && m->num_masks > 1 ? "  (best)" : "");
     printf("time: load %.3f s, set_image %.3f s, predict %.3f s, total %.3f s\n", t->load, t->set_image, t->predict,
            t->load + t->set_image + t->predict);
 }
 
-static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error *err)
+/* The model and its predictor (SAM 3: a processor, for predict_inst). */
+static samc_status sam1_load(const seg_args *a, samc_family fam, sam1 *s, samc_error *err)
+{
+    samc_model_params mp = samc_model_default_params();
+    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
+    mp.family = fam; /* told by run(): the loader does not look again */
+    mp.vocab = a->vocab;
+    samc_status st = samc_model_load(a->model, &mp, &s->model, err);
+    if (!st && fam == SAMC_FAMILY_SAM2) {
+        const samc_predictor_params pp = predictor_params(a);
+        st = samc_predictor_new(s->model, &pp, &s->p, err);
+    } else if (!st) {
+        samc_sam3_processor_params pp = samc_sam3_processor_default_params();
+        pp.impl = a->impl, pp.n_threads = a->threads;
+        if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
+            pp.progress = cmd_segment_progress;
+        pp.abort_callback = cli_abort_requested;
+        st = samc_sam3_processor_new(s->model, &pp, &s->p3, err);
+        if (!st && !samc_sam3_processor_low_res_size(s->p3))
+            st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: this SAM 3 model has no tracker half (tracker.* weights): "
+                           "--point, --mask-input and --multimask run predict_inst on the tracker's heads (load "
+                           "the whole sam3.pt); its detector takes --text and --box", a->model);
+    }
+    for (int i = 0; !st && i < a->n_overrides; i++)
+        st = s->p ? samc_predictor_override(s->p, a->overrides[i], err)
+                  : samc_sam3_processor_override(s->p3, a->overrides[i], err);
+    return st;
+}
+
+static samc_status run_sam1(const seg_args *a, const samc_image *im, samc_family fam, samc_error *err)
 {
     const samc_image img = *im;
-    samc_model *mdl = NULL;
-    samc_predictor *p = NULL;
+    sam1 s = {0};
     samc_masks m = {0};
     float *mask = NULL;
     seg_timing tm = {0};
     samc_status st = check_inputs(a, &img, err);
 
     double t0 = cli_now();
-    samc_model_params mp = samc_model_default_params();
-    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
-    mp.family = SAMC_FAMILY_SAM2; /* told by run(): the loader does not look again */
     if (!st)
-        st = samc_model_load(a->model, &mp, &mdl, err);
-    const samc_predictor_params pp = predictor_params(a);
-    if (!st)
-        st = samc_predictor_new(mdl, &pp, &p, err);
-    for (int i = 0; !st && i < a->n_overrides; i++)
-        st = samc_predictor_override(p, a->overrides[i], err);
+        st = sam1_load(a, fam, &s, err);
     if (!st && a->mask_input)
-        st = load_mask_input(a->mask_input, samc_predictor_low_res_size(p), &mask, err);
+        st = load_mask_input(a->mask_input, s.p ? samc_predictor_low_res_size(s.p)
+                                                : samc_sam3_processor_low_res_size(s.p3), &mask, err);
     if (!st)
         st = cli_prepare_out_dir(a->out, err); /* before any inference */
     double t1 = cli_now();
     if (!st)
-        st = samc_predictor_set_image(p, img.rgb, img.h, img.w, err);
+        st = s.p ? samc_predictor_set_image(s.p, img.rgb, img.h, img.w, err)
+                 : samc_sam3_processor_set_image(s.p3, img.rgb, img.h, img.w, err);
     cli_progress_end();
     double t2 = cli_now();
     samc_predict_request rq = {a->n_points ? a->points : NULL, a->n_points ? a->labels : NULL, a->n_points,
                                a->has_box ? a->box : NULL, mask, a->multimask, 1};
     if (!st)
-        st = samc_predictor_predict(p, &rq, &m, err);
+        st = s.p ? samc_predictor_predict(s.p, &rq, &m, err) : samc_sam3_processor_predict_inst(s.p3, &rq, &m, err);
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
@@ -395,17 +453,18 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     if (!st)
         st = write_masks(a->out, a, &img, &m, &outs, err);
     if (!st)
-        st = write_json(a->out, a, p, &m, &tm, &outs, err);
+        st = write_json(a->out, a, &s, &m, &tm, &outs, err);
     if (!st)
         st = cli_outputs_commit(&outs, err);
     else
         cli_outputs_discard(&outs);
     if (!st)
-        print_summary(a, p, &m, &tm);
+        print_summary(a, &s, &m, &tm);
     free(mask);
     samc_masks_free(&m);
-    samc_predictor_free(p);
-    samc_model_free(mdl);
+    samc_predictor_free(s.p);
+    samc_sam3_processor_free(s.p3);
+    samc_model_free(s.model);
     return st;
 }
 
@@ -429,7 +488,7 @@ static samc_status run(seg_args *a, samc_error *err)
     if (!st)
         st = check_family(a, fam, err);
     if (!st)
-        st = fam == SAMC_FAMILY_SAM3 ? cmd_segment_sam3(a, &img, err) : run_sam2(a, &img, err);
+        st = fam == SAMC_FAMILY_SAM3 && !a->sam3_inst ? cmd_segment_sam3(a, &img, err) : run_sam1(a, &img, fam, err);
     samc_image_free(&img);
     return st;
 }
