@@ -32,13 +32,32 @@ void samc_amg_cands_free(samc_amg_cands *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Which masks a batch brings to the image size (samc_sam_batch_prompt's
+ * upscale_keep). The first step of _process_batch's filters is the IoU
+ * filter, which reads the IoU prediction alone: a mask it drops is never
+ * read again, unless an observer wants every candidate's stability and box
+ * (hooks.candidate: the parity runs), so only the survivors are upscaled.
+ * With m2m the first pass's masks are all replaced by the refined ones:
+ * none is upscaled there. */
+static bool keep_by_iou(const void *thresh, float iou) { return samc_amg_keep_by_iou(iou, *(const double *)thresh); }
+static bool keep_none(const void *unused, float iou) { return (void)unused, (void)iou, false; }
+
+static void set_upscale(samc_sam_batch_prompt *bp, const samc_amg_params *p, const samc_amg_batch_env *env, bool final)
+{
+    if (!final)
+        bp->upscale_keep = keep_none;
+    else if (!env->hooks.candidate && p->pred_iou_thresh > 0.0)
+        bp->upscale_keep = keep_by_iou, bp->keep_user = &p->pred_iou_thresh;
+}
+
 /* refine_with_m2m: every candidate again, in sub-batches of points_per_batch,
  * with its point (label 1) and its own clamped low-res logits as mask_input,
- * multimask_output False. The refined (B*C, 1, h, w) logits and IoUs replace
- * pr's masks and IoUs in place (candidate k's rows only depend on k). */
+ * multimask_output False. The refined (B*C, 1, h, w) logits (those upscaled)
+ * and IoUs replace pr's masks and IoUs in place (candidate k's rows only
+ * depend on k). */
 static samc_status refine_m2m(samc_exec *x, const samc_sam2_model *m, const samc_frame_features *f, const samc_amg_params *p,
-                              const samc_sam_image_opts *opts, const float *pts, samc_sam_batch_prediction *pr,
-                              samc_error *err)
+                              const samc_sam_image_opts *opts, const float *pts, const samc_amg_batch_env *env,
+                              samc_sam_batch_prediction *pr, samc_error *err)
 {
     const int64_t N = (int64_t)pr->B * pr->C, hw = (int64_t)f->orig_h * f->orig_w;
     const int64_t ls = pr->low_res.shape[2] * pr->low_res.shape[3];
@@ -54,9 +73,12 @@ static samc_status refine_m2m(samc_exec *x, const samc_sam2_model *m, const samc
         samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = rep + 2 * s, .labels = ones + s,
                                      .mask_input = pr->low_res.data + s * ls, .multimask = false,
                                      .allow_points_outside = true};
+        set_upscale(&bp, p, env, true);
         samc_sam_batch_prediction r = {0};
         if (!(st = samc_sam_predict_batch(x, &m->tracker, f, &bp, opts, &r, err))) {
-            memcpy(pr->masks.data + s * hw, r.masks.data, (size_t)(nb * hw) * sizeof(float));
+            for (int i = 0; i < nb; i++) /* the planes upscaled (C = 1) */
+                if (!bp.upscale_keep || bp.upscale_keep(bp.keep_user, r.iou.data[i]))
+                    memcpy(pr->masks.data + (s + i) * hw, r.masks.data + i * hw, (size_t)hw * sizeof(float));
             memcpy(pr->iou.data + s, r.iou.data, (size_t)nb * sizeof(float));
         }
         samc_sam_batch_prediction_release(&r);
@@ -128,10 +150,11 @@ samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_model *m, const
         ones[i] = 1;
     samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = pts, .labels = ones,
                                  .multimask = p->multimask_output, .allow_points_outside = true};
+    set_upscale(&bp, p, env, !p->use_m2m);
     if (!st)
         st = samc_sam_predict_batch(x, &m->tracker, f, &bp, &opts, &pr, err);
     if (!st && p->use_m2m)
-        st = refine_m2m(x, m, f, p, &opts, pts, &pr, err);
+        st = refine_m2m(x, m, f, p, &opts, pts, env, &pr, err);
     const int64_t N = (int64_t)pr.B * pr.C, hw = (int64_t)f->orig_h * f->orig_w;
     if (!st)
         env->counts.candidates += N;

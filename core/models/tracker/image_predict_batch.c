@@ -91,8 +91,8 @@ static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const s
 
 /* postprocess_masks: hole / sprinkle fill on a copy of the low-res logits
  * (predictor threshold 0), then the bilinear resize of all B*C planes. */
-static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_tensor *low,
-                           const samc_sam_image_opts *o, samc_tensor *up, samc_error *err)
+static samc_status upscale_all(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f,
+                               const samc_tensor *low, const samc_sam_image_opts *o, samc_tensor *up, samc_error *err)
 {
     samc_tensor filled = {0};
     const bool fill = o && (o->max_hole_area > 0 || o->max_sprinkle_area > 0);
@@ -103,6 +103,37 @@ static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const sam
     if (!st)
         st = samc_tracker_postprocess(x, tr, fill ? &filled : low, f->orig_h, f->orig_w, up, err);
     samc_tensor_release(&filled);
+    return st;
+}
+
+/* ... of the planes p->upscale_keep keeps (all when it is NULL or keeps
+ * all): those gathered into (K, 1, h, w), upscaled, and put back in place;
+ * the other planes of up are left unwritten (never touched). */
+static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_tensor *low,
+                           const samc_tensor *iou, const samc_sam_batch_prompt *p, const samc_sam_image_opts *o,
+                           samc_tensor *up, samc_error *err)
+{
+    const int64_t n = low->shape[0] * low->shape[1], ls = low->shape[2] * low->shape[3];
+    const int64_t hw = (int64_t)f->orig_h * f->orig_w;
+    int64_t k = 0;
+    for (int64_t i = 0; p->upscale_keep && i < n; i++)
+        k += p->upscale_keep(p->keep_user, iou->data[i]);
+    if (!p->upscale_keep || k == n)
+        return upscale_all(x, tr, f, low, o, up, err);
+    samc_tensor sub = {0}, sub_up = {0};
+    samc_status st = samc_tensor_alloc_uninit(up, 4, (const int64_t[]){low->shape[0], low->shape[1], f->orig_h, f->orig_w}, err);
+    if (!st && k > 0 && !(st = samc_tensor_alloc_uninit(&sub, 4, (const int64_t[]){k, 1, low->shape[2], low->shape[3]}, err))) {
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (p->upscale_keep(p->keep_user, iou->data[i]))
+                memcpy(sub.data + j++ * ls, low->data + i * ls, (size_t)ls * sizeof(float));
+        if (!(st = upscale_all(x, tr, f, &sub, o, &sub_up, err)))
+            for (int64_t i = 0, j = 0; i < n; i++)
+                if (p->upscale_keep(p->keep_user, iou->data[i]))
+                    memcpy(up->data + i * hw, sub_up.data + j++ * hw, (size_t)hw * sizeof(float));
+    }
+    samc_tensor_release(&sub), samc_tensor_release(&sub_up);
+    if (st)
+        samc_tensor_release(up);
     return st;
 }
 
@@ -117,7 +148,7 @@ samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, c
     samc_tensor dec[4] = {{0}};
     st = sam_heads(x, tr, f, p, dec, err);
     if (!st)
-        st = upscale(x, tr, f, &dec[0], opts, &out->masks, err);
+        st = upscale(x, tr, f, &dec[0], &dec[1], p, opts, &out->masks, err);
     if (!st) {
         out->B = p->B, out->C = (int)dec[0].shape[1];
         out->iou = dec[1], dec[1] = (samc_tensor){0};

@@ -18,11 +18,21 @@ typedef struct samc_sam_batch_prompt {
     const float *mask_input;  /* (B, 4e, 4e) low-res logits, or NULL */
     bool multimask;
     bool allow_points_outside; /* as samc_sam_prompt */
+    /* Which masks are brought to the image size: NULL, every one; else only
+     * those for which upscale_keep(keep_user, iou) holds (their IoU
+     * prediction), the other planes of out->masks left unwritten. Each
+     * plane's resize (and fill) reads its own logits only, so a caller that
+     * drops masks by their IoU prediction anyway (the AMG) can decide first
+     * and not make, move and free the rest (805 MB a batch of 64 points at
+     * 1024 x 1024). */
+    bool (*upscale_keep)(const void *keep_user, float iou);
+    const void *keep_user;
 } samc_sam_batch_prompt;
 
 typedef struct samc_sam_batch_prediction {
     int B, C;                 /* prompts, masks per prompt */
-    samc_tensor masks;        /* (B, C, H, W) logits at the image size, after the hole/sprinkle fill */
+    samc_tensor masks;        /* (B, C, H, W) logits at the image size, after the hole/sprinkle fill
+                                 (the planes upscale_keep dropped: unwritten) */
     samc_tensor iou;          /* (B, C) */
     samc_tensor low_res;      /* (B, C, 4e, 4e) logits clamped to [-32, 32] */
 } samc_sam_batch_prediction;
