@@ -106,34 +106,42 @@ static samc_status upscale_all(samc_exec *x, const samc_tracker_model *tr, const
     return st;
 }
 
-/* ... of the planes p->upscale_keep keeps (all when it is NULL or keeps
- * all): those gathered into (K, 1, h, w), upscaled, and put back in place;
- * the other planes of up are left unwritten (never touched). */
+/* Whether prompt b has a mask upscale_keep keeps (all do without it). */
+bool samc_sam_batch_upscaled(const samc_sam_batch_prompt *p, const float *iou, int C, int64_t b)
+{
+    for (int c = 0; p->upscale_keep && c < C; c++)
+        if (p->upscale_keep(p->keep_user, iou[b * C + c]))
+            return true;
+    return !p->upscale_keep;
+}
+
+/* ... of the prompts samc_sam_batch_upscaled keeps: their low-res planes
+ * gathered into (K, C, h, w) and upscaled into up, which then holds only
+ * them, in order (nothing when K = 0). Whole prompts, C planes each: the
+ * resize's float steps depend on C as PyTorch's kernels do (core/nn/
+ * resize_bilinear.c: C == 1 is its channels-last kernel). Gathering the
+ * low-res planes (a 16th of the output at the defaults) costs less than a
+ * full-size output written for the dropped prompts too. */
 static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_tensor *low,
                            const samc_tensor *iou, const samc_sam_batch_prompt *p, const samc_sam_image_opts *o,
                            samc_tensor *up, samc_error *err)
 {
-    const int64_t n = low->shape[0] * low->shape[1], ls = low->shape[2] * low->shape[3];
-    const int64_t hw = (int64_t)f->orig_h * f->orig_w;
+    const int64_t B = low->shape[0], C = low->shape[1], pl = C * low->shape[2] * low->shape[3];
     int64_t k = 0;
-    for (int64_t i = 0; p->upscale_keep && i < n; i++)
-        k += p->upscale_keep(p->keep_user, iou->data[i]);
-    if (!p->upscale_keep || k == n)
+    for (int64_t b = 0; b < B; b++)
+        k += samc_sam_batch_upscaled(p, iou->data, (int)C, b);
+    if (k == B)
         return upscale_all(x, tr, f, low, o, up, err);
-    samc_tensor sub = {0}, sub_up = {0};
-    samc_status st = samc_tensor_alloc_uninit(up, 4, (const int64_t[]){low->shape[0], low->shape[1], f->orig_h, f->orig_w}, err);
-    if (!st && k > 0 && !(st = samc_tensor_alloc_uninit(&sub, 4, (const int64_t[]){k, 1, low->shape[2], low->shape[3]}, err))) {
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (p->upscale_keep(p->keep_user, iou->data[i]))
-                memcpy(sub.data + j++ * ls, low->data + i * ls, (size_t)ls * sizeof(float));
-        if (!(st = upscale_all(x, tr, f, &sub, o, &sub_up, err)))
-            for (int64_t i = 0, j = 0; i < n; i++)
-                if (p->upscale_keep(p->keep_user, iou->data[i]))
-                    memcpy(up->data + i * hw, sub_up.data + j++ * hw, (size_t)hw * sizeof(float));
-    }
-    samc_tensor_release(&sub), samc_tensor_release(&sub_up);
-    if (st)
-        samc_tensor_release(up);
+    if (k == 0)
+        return SAMC_OK;
+    samc_tensor sub = {0};
+    samc_status st = samc_tensor_alloc_uninit(&sub, 4, (const int64_t[]){k, C, low->shape[2], low->shape[3]}, err);
+    for (int64_t b = 0, j = 0; !st && b < B; b++)
+        if (samc_sam_batch_upscaled(p, iou->data, (int)C, b))
+            memcpy(sub.data + j++ * pl, low->data + b * pl, (size_t)pl * sizeof(float));
+    if (!st)
+        st = upscale_all(x, tr, f, &sub, o, up, err);
+    samc_tensor_release(&sub);
     return st;
 }
 
