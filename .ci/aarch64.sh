@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # aarch64: samc cross-built with Debian's aarch64 cross compiler against the
 # arm64 libraries (multiarch, scripts/install_deps.sh --cross), its tests run
 # under qemu-aarch64 (user mode): the NEON kernels and the BFDOT bf16 kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h - shared pieces of the samc command line. */
 #ifndef SAMC_APPS_CLI_H
 #define SAMC_APPS_CLI_H

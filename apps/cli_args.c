@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_args.c - strict parsing of numeric command-line arguments. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_files.c - the file-writing contract of the command line
  * (docs/hostile_input.md, "Files"): stale outputs of an earlier run removed
  * when a new set is committed, JSON lines appended whole or not at all, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_mask_json.c - the per-mask JSON records of segment and track, built
  * on the mask records of include/samc_amg.h (the automatic mask generator's
  * own RLE, box and stability code), so these numbers mean what they mean there. */

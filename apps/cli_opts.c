@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_opts.c - every command's options through getopt_long (cli.h,
  * cli_parser): long options as --name VALUE or --name=VALUE, short ones as
  * -x VALUE or -xVALUE, positional arguments anywhere, unambiguous prefixes

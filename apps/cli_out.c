@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_out.c - output files: the --out directory checked before inference,
  * atomic writes (temporary + rename) whose errors name the user's path. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_progress.c - progress lines on stderr: "\r" updates on a terminal,
  * one plain line per step otherwise (logs, CI), nothing with --quiet. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_prompt.c - the one prompt check of `samc segment` and `samc track`:
  * what the official predictors would silently accept (a point far outside
  * the frame, a box beyond it) is most likely a typo on the command line. */

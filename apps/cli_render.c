@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_render.c - overlays: masks blended in their own colour, prompt markers. */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_signal.c - SIGINT and SIGTERM as the library's abort callback
  * (segment, track, amg): the first signal sets a flag that the running call
  * reads at its next layer or frame boundary (samc_abort_fn), the command

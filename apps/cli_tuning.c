@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_tuning.c - process settings of the commands that run the model many
  * times (`samc bench`, `samc serve`): OpenMP's wait policy and malloc. */
 #include <libgen.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_amg.c - `samc amg`: SAM2AutomaticMaskGenerator on one image -> the
  * official records as JSON (masks.json), a colour overlay (overlay.png) and,
  * with --output-mode binary_mask, one PNG per mask. Progress on stderr. */

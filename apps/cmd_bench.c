@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_bench.c - `samc bench`: time the image encoder (set_image), prompt ->
  * masks (predict) and both end to end, for ref and/or fast, with random or
  * real weights; and `samc bench --sgemm`, the machine's sgemm throughput.

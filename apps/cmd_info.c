@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_info.c - `samc info CKPT`: format, tensors, config and the strict key
  * check; --layers lists the layer registry of the model (the names that
  * --impl-override takes), --keys the state_dict the config implies,

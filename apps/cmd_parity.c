@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_parity.c - `samc parity DUMP.h5 ...` */
 #include <stdio.h>
 #include <stdlib.h>

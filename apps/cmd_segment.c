@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment.c - `samc segment`: prompts -> mask PNGs, an overlay and JSON.
  * The options of both families are parsed here; the model's family (SAM 2:
  * points, one box, a mask; SAM 3: a text and exemplar boxes) decides which

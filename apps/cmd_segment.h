@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment.h - what the two halves of `samc segment` share: its
  * arguments (cmd_segment.c parses them and runs SAM 2; cmd_segment_sam3.c
  * runs SAM 3: text and box-exemplar prompts). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment_sam3.c - `samc segment` on a SAM 3 model: a text and/or
  * exemplar boxes -> every instance found (Sam3Processor), one mask PNG per
  * instance, result.json (box, score, COCO RLE, bbox, area per instance) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_serve.c - `samc serve`: the options, the models (one per family,
  * loaded at start), then the HTTP server of apps/serve/ until SIGINT or
  * SIGTERM. */

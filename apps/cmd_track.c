@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_track.c - `samc track`: prompts on frames -> per-frame, per-object PNG
  * masks, overlay frames and JSON, each frame's files written (atomically) as
  * soon as that frame is done, so an interrupted run keeps what it finished. */

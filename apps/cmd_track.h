@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_track.h - the outputs of `samc track` beyond the per-object PNGs and
  * JSON (cmd_track_out.c): the overlay as a video file (--out-video) and the
  * frame's objects as a DAVIS-style palettised PNG (--palette-png). */

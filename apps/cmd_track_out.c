@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_track_out.c - `samc track --out-video` and `--palette-png` (cmd_track.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc_main.c - the `samc` command: the command table, global flags
  * (--version, -h/--help, -v/--verbose, -q/--quiet) and each command's help. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DDOC=docs/api.md -DROOT=<source dir> -P check_doc_examples.cmake
 # Every "<!-- example: PATH -->" marker in DOC is followed by a ```c block that
 # must equal the file PATH (relative to ROOT): the documented programs are the

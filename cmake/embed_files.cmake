@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # embed_files.cmake - write a C file holding files as byte arrays, so a
 # program carries them inside its binary (samc serve's web page: web/).
 # cmake -DOUT=OUT_FILE -DFILES="a.html;b.js" -P embed_files.cmake

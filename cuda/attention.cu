@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention.cu - Hiera's windowed attention for small windows in one
  * kernel: one block per (window, head) keeps the window's keys and values
  * in shared memory; each warp takes a query (max-pooled from the window's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cu_common.h - what every file of the CUDA plugin shares: the CUDA and
  * cuBLAS headers, error handling (a failed call throws cu_error; a body's
  * entry point turns it into a samc_status and message), device buffers,

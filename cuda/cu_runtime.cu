@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cu_runtime.cu - errors, device memory, the weight arena (prepare and
  * release, once per model and implementation) and the per-exec device
  * state. */

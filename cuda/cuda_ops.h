@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_ops.h - the CUDA implementation's bodies (one per kind it has; the
  * others come from its fallback, fast) and its preparation, as the C side
  * of the plugin (plugin.c) sees them. Contracts: core/nn/nn_ops.h,

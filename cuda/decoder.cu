@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder.cu - TwoWayTransformer and MaskDecoder.predict_masks' heads on
  * the device (sam/transformer.py, sam/mask_decoder.py), batched over the
  * prompts; and their per-kind bodies (host tensors in and out).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder.h - the SAM heads on the device (decoder.cu, prompt.cu): the
  * two-way transformer and the mask decoder's heads on device buffers in
  * token layout, fp32 activations (the bf16 row converts each linear's

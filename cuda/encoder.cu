@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* encoder.cu - the image encoder and the tracker's features in one body
  * (samc_sam2_image_features_fn): the image goes up once, every activation
  * stays on the device, and only the features come back (into pinned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fpn.cu - FpnNeck.forward on the device (image_encoder.py), in token
  * layout: each lateral 1x1 conv is a GEMM over the level's tokens, the
  * top-down sum a pass over the finer level, the position encodings tables

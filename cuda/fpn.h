@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fpn.h - FpnNeck on the device (fpn.cu). */
 #ifndef SAMC_CUDA_FPN_H
 #define SAMC_CUDA_FPN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm.cu - the matrix products: linears through cuBLASLt (bias and the
  * residual sum in its epilogue, the algorithm chosen once per shape and kept
  * in the exec's state), attention's batched products through cuBLAS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera.cu - MultiScaleBlock and PatchEmbed on device buffers
  * (hieradet.py), and their per-kind bodies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera.h - the Hiera trunk on the device (hiera.cu): the patch embedding
  * and one MultiScaleBlock on device buffers, shared by the per-kind bodies
  * (host tensors in and out) and the whole encoder (encoder.cu). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernels.cu - element-wise, normalisation and layout kernels (kernels.h).
  * One warp per token row for the layer norms (two passes over the row, as
  * torch: mean, then the variance of the centred values). */

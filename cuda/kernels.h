@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernels.h - the plugin's own kernels (kernels.cu, attention.cu): the
  * element-wise, normalisation and layout work between the matrix
  * products, each a single pass that does its neighbours' layout work on

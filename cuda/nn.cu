@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nn.cu - the shared kinds (core/nn/nn_ops.h) as cuda bodies: host tensors
  * in and out, the work on the device. Inside the whole-part bodies the
  * same kernels run on device buffers; these serve the rows a whole body

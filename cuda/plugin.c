@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plugin.c - the plugin's entry point: checks that it was built for the
  * libsamc loading it, then registers the two implementation rows, `cuda`
  * (fp32, no TF32: held to fast's 1e-4) and `cuda-bf16` (bf16 operands on

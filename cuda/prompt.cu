@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt.cu - PromptEncoder (sam/prompt_encoder.py), @postprocess and the
  * SAM heads as one whole-part body (samc_tracker_sam_heads_fn).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resident.cu - the pinned pool and the registry of device-resident
  * features (resident.h). */
 #include <map>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resident.h - features that stay on the device between parts.
  *
  * The whole encoder (encoder.cu) makes an image's features on the device;

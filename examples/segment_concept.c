@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment_concept.c - the SAM 3 API end to end: load a SAM 3 model once
  * (the same samc_model_load as SAM 2: the family is detected), make a
  * processor, set an image and a text, list every instance found, and write

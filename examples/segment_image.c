@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segment_image.c - the image API end to end: load a model once, make a
  * predictor, embed an image, ask for masks at a point, write the best one.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* track_video.c - the video API end to end: one model, a tracker, a point
  * on the first frame, masks for every frame as propagation reaches it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amx_kernel.h - the AMX-BF16 32 x 32 tile product, written once and
  * compiled twice by gemm_bf16.c: with the real tile instructions
  * (AMX_NAME(x) = x##_hw) and with a plain C model of them (x##_emu), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention.c - fused ("flash") attention on the CPU, fp32:
  * out = softmax(scale q k^T + bias) v, one pass over the keys per block of
  * queries, never a full score matrix.

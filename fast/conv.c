@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv.c - Conv2d and ConvTranspose2d (kernel == stride) as sgemm on NCHW
  * images, threads over panels of pixels (output pixels for Conv2d, input
  * pixels for ConvTranspose2d). ConvTranspose2d serves SAM 2's output

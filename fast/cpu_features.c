@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_features.c - what the CPU we run on can do, asked once (CPUID and
  * XGETBV; aarch64: the kernel's HWCAP), for the kernels chosen at run time:
  * the instruction-set level of fast/isa/ (isa.h: x86-64 v2, v3, v4; NEON)

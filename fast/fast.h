@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fast.h - internals shared by the fast/ layer bodies.
  *
  * Threading model (docs/fast.md): OpenMP in fast/ only; the GEMM, attention

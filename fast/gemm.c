@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm.c - linear layers as GEMMs on row panels and column panels (weights
  * packed once at load, or per call), the thread grid, and the thread
  * policy of fast/ (fast.h). */

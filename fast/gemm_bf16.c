@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_bf16.c - C = act(A W^T + b (+ C)) with W packed once as bfloat16,
  * A rounded to bfloat16 a row block at a time, fp32 accumulation.
  *

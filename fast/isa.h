@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* isa.h - the kernels that need an instruction set, chosen at run time.
  *
  * samc is compiled for the baseline (x86-64-v2; aarch64: armv8-a with NEON)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernels.c - the row and element-wise entry points of fast.h: threads and
  * chunking here, the vector code in the level the CPU runs (fast/isa.h,
  * fast/isa/rows.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ops_tables.c - the fast implementation's tables (the bf16 implementation
  * runs the same bodies on bf16-packed weights): every kind's body
  * samc_fast_K, generated from the kind lists (core/runtime/impl_bodies.h). A

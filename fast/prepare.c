@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prepare.c - weights packed once per model, at load (core/runtime/impl.h
  * `prepare`): every linear record, and the convolutions the bodies run as
  * one GEMM over their flattened kernel (patch embedding), get a packed copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize.c - the antialiased bilinear resize (F.interpolate(antialias=True),
  * core/nn/resize_bilinear.c) with threads: the horizontal pass over source
  * rows, the vertical pass over output rows, each output row computed

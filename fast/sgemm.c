@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm.c - samc's own single-threaded sgemm for the shapes of SAM 2 and
  * SAM 3: C (M x N) [+]= A (M x K) B (K x N), the driver around the kernels
  * of the level the CPU runs (fast/isa.h: fast/isa/sgemm_avx512.c, or

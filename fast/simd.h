@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simd.h - one small vector vocabulary for fast/'s kernels, five ISAs.
  *
  * The kernels of fast/isa/ are written once against these wrappers: `vf` is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* workspace.c - the per-model arena of fast/ and its caches (see fast.h). */
 #include <stdlib.h>
 

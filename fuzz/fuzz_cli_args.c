@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_cli_args.c - the command line's numeric and prompt parsing
  * (apps/cli_args.c: --point, --box, --threads/--max-hole-area numbers),
  * the prompt check the predictor applies to what was parsed

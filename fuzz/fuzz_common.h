@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_common.h - helpers shared by the libFuzzer harnesses (fuzz_*.c).
  *
  * Each harness defines LLVMFuzzerTestOneInput. Built with -DSAMC_FUZZ=ON the

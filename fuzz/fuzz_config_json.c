@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_config_json.c - model config JSON (core/models/sam2/config_json.c through cJSON,
  * then core/models/sam2/config.c validation and, for accepted configs, the full list of
  * expected state_dict keys, the describe walk of core/runtime/statedict.h). Seeds: the fixture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_frames_dir.c - the video frames-directory reader
  * (core/io/video_frames.c: samc_frames_open_dir, samc_frames_get, with
  * core/io/jpeg_decode.c underneath). The input describes a directory:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_h5dump.c - samc's reading of HDF5 parity dumps: parity/dump.c (open,
  * attributes, records, listing, the three dataset readers), the /weights
  * loader parity/dump_weights.c, the --config DUMP.h5 reader core/models/sam2/config_h5.c,

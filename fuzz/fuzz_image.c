@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_image.c - image decoding through samc (core/io/image_io.c:
  * samc_image_from_memory, stb_image underneath) and the PNG writer on what
  * was decoded.

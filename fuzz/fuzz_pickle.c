@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pickle.c - the restricted pickle interpreter (core/io/pickle.c) on raw
  * data.pkl bytes. Whole-file mutation of a .pt barely reaches the pickle
  * (zip CRCs), so the interpreter is fuzzed directly. Seeds: data.pkl of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pt.c - PyTorch zip checkpoints (core/io/weights_pt.c + core/io/pickle.c +
  * libzip) through samc_weights_open.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_safetensors.c - safetensors files (core/io/weights_safetensors.c, the
  * header JSON through cJSON) via samc_weights_open on a temporary file.
  * Seeds: fuzz/seeds/safetensors/ (small files by fuzz/make_seeds.py). */

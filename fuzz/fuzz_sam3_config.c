@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_sam3_config.c - a SAM 3 config JSON (the Sam3Image `_target_` tree, or
  * {"image": tree}) through what samc_sam3_model_load does with it: the
  * strict parse (core/base/json_strict.c), the JSON-level checks

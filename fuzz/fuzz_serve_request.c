@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_serve_request.c - what `samc serve` reads from a request before any
  * model work: the URL path (apps/serve/serve_route.c) and the JSON bodies of
  * every route (apps/serve/serve_request.c, with the command line's prompt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_tokenizer.c - the SAM 3 text tokenizer on arbitrary text
  * (core/text/: UTF-8 decoding, ftfy.fix_text, html.unescape, the pre-split
  * pattern, BPE). The vocabulary is the committed official one, loaded once.

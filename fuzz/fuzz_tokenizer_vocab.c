@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_tokenizer_vocab.c - loading the CLIP BPE vocabulary
  * (core/text/clip_vocab.c), then tokenizing with what was loaded.
  *

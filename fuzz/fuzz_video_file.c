@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_video_file.c - video files from hostile bytes (core/io/video_file*.c
  * on FFmpeg's demuxers and decoders, read from memory as samc serve reads an
  * upload): open, then read frames forward, one backwards (a seek) and one

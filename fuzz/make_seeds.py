@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Write the small seed corpora in fuzz/seeds/<harness>/ (committed; rerun to
 regenerate: /usr/bin/python3 fuzz/make_seeds.py). Needs numpy, h5py and PIL
 (Debian python3-numpy, python3-h5py, python3-pil); no torch: the pickles are

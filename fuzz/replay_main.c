@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay_main.c - run saved inputs through a harness without libFuzzer.
  *
  *   replay_<name> FILE_OR_DIR ...

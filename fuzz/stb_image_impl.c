@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stb_image_impl.c - stb_image compiled from the Debian header into the
  * image harness of the SAMC_FUZZ build, so its decoders are instrumented
  * (ASan, UBSan, coverage). These definitions take precedence over the

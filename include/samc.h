@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc.h - Segment Anything 2 in C: the public API.
  *
  * In the manner of llama.cpp / whisper.cpp: a samc_model (weights and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc_amg.h - batched prediction and the automatic mask generator of SAM 2,
  * on a samc_predictor (samc.h).
  *

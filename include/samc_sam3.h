@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc_sam3.h - SAM 3 image segmentation by concept (facebookresearch/sam3,
  * Sam3Processor): every instance of what a short text and/or example boxes
  * describe, with a mask, a box and a score each.

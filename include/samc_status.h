@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc_status.h - status codes and the error record every samc call fills.
  *
  * Every fallible function returns a samc_status and, when given a non-NULL

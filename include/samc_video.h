@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samc_video.h - video files in and out, for programs that track with
  * samc_tracker (samc.h): read a video's frames (a file or a directory of
  * JPEG frames) as the tracker sees them, write frames to a video file, and

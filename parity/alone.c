@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* alone.c - one recorded call run alone on its recorded inputs through the
  * registry's isolated runner: the isolated mode's unit, and the chained
  * criterion's check of a point that fails in the chain (judge.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_amg.c - the "amg" task (docs/parity_amg.md): the official
  * SAM2AutomaticMaskGenerator.generate run again by samc_amg_generate with the
  * dump's parameters, every recorded parity point compared on the way (the

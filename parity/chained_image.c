@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_image.c - run the dump's image task end to end from /inputs and
  * compare every parity point as samc completes it, then the final /outputs. */
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_sam3.c - the SAM 3 image task (PARITY_DUMP_FORMAT.md, "SAM 3"):
  * its model (and the tokenizer's vocabulary) loaded from the dump by
  * samc_sam3_model_load, and the chained run: set_image, then each prompt

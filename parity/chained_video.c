@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chained_video.c - run a dump's video task from /inputs (frames, prompts,
  * propagation) through the samc video predictor, comparing every traced
  * point by (module, frame_idx, obj_id) and the per-frame mask logits. */

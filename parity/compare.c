@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare.c - the metrics of PARITY_DUMP_FORMAT.md "Comparison". */
 #include <math.h>
 

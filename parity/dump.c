@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump.c - HDF5 parity dumps through the HDF5 C library. The automatic HDF5
  * error stack printing is switched off; every failure becomes one message
  * naming the file and the object. */

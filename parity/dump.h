@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump.h - reading parity dumps (the format: tools/README.md, "What is written"). */
 #ifndef SAMC_PARITY_DUMP_H
 #define SAMC_PARITY_DUMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump_install.c - installs the HDF5 dump reader (dump_reader.h) in the
  * library when the program starts: every program that links the parity
  * harness (CMake's samc_parity object library: its objects are always

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump_io.c - a record's in/ group as the samc_layer_io of isolated runners. */
 #include <math.h>
 #include <stdio.h>

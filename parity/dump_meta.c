@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump_meta.c - a parity dump's task, config and vocabulary, read with
  * HDF5 for core/io/h5_meta.h (samc_h5_meta_read forwards here once the
  * parity harness has installed its reader, dump_install.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump_reader.h - the parity harness's reader of HDF5 dumps as checkpoints
  * (a dump's /weights, its task, config and vocabulary). libsamc itself has
  * no HDF5: core/io/h5_meta.h forwards to these once dump_install.c has

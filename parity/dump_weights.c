@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dump_weights.c - the /weights group of HDF5 parity dumps: a dump as a
  * checkpoint (samc_weights_open_h5 of core/io/weights.h forwards here once
  * the parity harness has installed its reader, dump_install.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* h5_guard.c - see h5_guard.h. */
 #include "parity/h5_guard.h"
 

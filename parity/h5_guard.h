@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* h5_guard.h - checks samc applies to every HDF5 dataset before reading it
  * (parity/dump.c, dump_weights.c, dump_meta.c). The HDF5 library follows whatever a
  * file describes; these keep a hostile or corrupt file from making samc read

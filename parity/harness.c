@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness.c - a parity run: the dump opened, its task checked and its model
  * loaded, the task runner called (chained_<task>.c or isolated.c), then the
  * rows judged (judge.c) and counted. Nothing here is called back by the

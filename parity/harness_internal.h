@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness_internal.h - the parity run's state and its internal functions.
  *
  * The files call downwards only (tests/check_call_cycles.sh checks it):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* isolated.c - run every recorded call alone on its recorded inputs, so an
  * error is measured per layer, without accumulation. Each layer's runner
  * comes from the model's registry (core/runtime/exec.h); composite points

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* judge.c - the pass criterion (docs/parity.md, "The criterion"). Two rules
  * on top of rel = max|out - ref| / max|ref| <= tol, each of which can only
  * turn a failing row into a passing one, and only where the row's numbers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* match.c - which dump record a samc output is: records by module and call
  * (image, amg, sam3) or by module, frame, object and order (video); the
  * chained runs' trace callback, which compares each traced call with its

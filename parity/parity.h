@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parity.h - run a dump's task through samc and compare every parity point.
  *
  * Chained mode runs the task end to end from /inputs, comparing every traced

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c - the parity table, the bisection verdict and the JSON report. */
 #include <cjson/cJSON.h>
 #include <math.h>

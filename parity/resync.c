@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resync.c - re-synchronisation of a chained run at decision points
  * (PARITY_DUMP_FORMAT.md, "Comparison").
  *

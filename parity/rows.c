@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rows.c - the rows of a parity report: a compared tensor (metrics, mask
  * IoU, digest, bf16 flip notes) and the slots a record has that samc lacks. */
 #include <limits.h>

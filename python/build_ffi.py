@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cffi builder of samc._samc_cffi (API mode, out of line).
 
 The declarations are the public headers themselves (include/samc*.h), read

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Build and install the samc Python package (docs/python.md).
 
     pip install --no-build-isolation ./python

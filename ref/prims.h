@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prims.h - scalar building blocks shared by the ref/ layer bodies.
  *
  * Straight loops, one thread. Dot products accumulate in double so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ref_ops.h - the scalar reference's bodies of every kind (samc_ref_K,
  * one file per official module under ref/nn/, ref/tracker/, ref/sam2/,
  * ref/sam3/) and its tables (defined in ref/ops_tables.c), declared

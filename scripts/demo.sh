@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One command from a fresh clone: install dependencies, build, and segment the
 # bundled demo image with the bundled (tiny, random-weight) model.
 set -euo pipefail

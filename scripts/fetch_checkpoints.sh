@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Download the official SAM 2 / SAM 2.1 checkpoints from the URLs the
 # official repository publishes (facebookresearch/sam2,
 # checkpoints/download_ckpts.sh) and check each with `samc info` (detected

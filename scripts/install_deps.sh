@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Debian packages samc builds and tests with (docs/dependencies.md says why each),
 # the Python package's included (python/: cffi, numpy; pytest and h5py for its
 # tests, distributed for samc.batch).

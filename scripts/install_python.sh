@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install the Python package (python/, docs/python.md) into a virtual
 # environment, .venv/ at the repository root, that also sees Debian's numpy,
 # cffi and distributed (--system-site-packages): nothing is downloaded.

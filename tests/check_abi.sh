@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The ABI of libsamc.so: the symbols it exports are exactly the committed
 # list (tests/libsamc.symbols: the SAMC_API functions of include/*.h), and
 # it needs no library of the parity harness (HDF5 and what HDF5 pulls in:

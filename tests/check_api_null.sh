@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every function the installed headers (include/*.h) declare has a row in
 # tests/test_api_null.c, which calls it with NULL pointers (issue 23: the
 # public API checks its pointers and clears the error record on entry).

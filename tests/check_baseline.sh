@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nothing outside the dispatched kernels uses an instruction above the
 # x86-64-v2 baseline (docs/fast.md, "One build for every CPU"): the
 # library's objects other than fast/isa/'s (compiled once per level, chosen

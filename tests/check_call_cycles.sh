@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_call_cycles.sh OBJECT... - no two files of the library call each other
 # in a circle (docs/architecture.md, "The layout"). A file calls another when
 # its object needs a global symbol the other defines (nm: U against T/D/B/R);

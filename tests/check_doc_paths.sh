@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_doc_paths.sh [ROOT] - every repository path that the docs (every
 # tracked *.md: docs/, README.md, tools/README.md, ...) and the sources (*.c,
 # *.h, *.sh, *.py, *.cmake, CMakeLists.txt, .ci/run) name exists. Prints one line per stale reference, FILE:LINE: PATH.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every global symbol the samc library defines starts with samc_ (public) or
 # samc__ (internal), so a program that links samc can define its own `mlp` or
 # `fast_gelu`. GCC names an `omp critical(samc_x)` section

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CLI behaviour of `samc amg`: runs on the bundled demo model (the records as
 # JSON with the official keys, the overlay, progress on stderr; with
 # binary_mask one PNG per record) and the bad inputs of issue 14, each with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The file-writing contract of the command line (docs/hostile_input.md,
 # "Files"; issue 23): links planted at output names are replaced, never
 # followed; an earlier run's outputs never sit beside a new run's; an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Ctrl-C (SIGINT) and SIGTERM during `samc track`, `samc amg` and `samc
 # segment`: each stops at the next layer or frame boundary, says
 # "interrupted", exits 128 + the signal (130 for SIGINT), and leaves only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cli_lib.sh - what the CLI test scripts share, sourced by each with its own
 # arguments (`. "$(dirname "$0")/cli_lib.sh" "$@"`): SAMC and SRC from the two
 # arguments (the samc binary, the source tree), a private TMP removed on

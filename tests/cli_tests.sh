@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CLI behaviour of `samc`: a successful segment run on the bundled demo and
 # official-format checkpoints, and the bad inputs of the ref-image issue, each
 # with a non-zero exit, a message naming the problem and no output written.

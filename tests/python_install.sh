@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CTest fixture `python_install`: pip-installs the Python package the way a
 # user does (docs/python.md: pip, Debian's setuptools and cffi, no network)
 # into BUILD/python-site, against BUILD's libsamc. pip builds in the tree it

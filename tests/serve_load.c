@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_load.c - a load test and latency benchmark of `samc serve` on
  * loopback: N clients (threads, one keep-alive connection each) send M
  * prompts each on one uploaded image; every reply must be 200 and carry the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The loopback load test of samc serve (tests/serve_load.c) on the bundled
 # demo model: 8 clients x 40 prompts on 2 workers, every reply checked
 # against the prompt's reference, latency percentiles printed, resident

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # samc serve's JSON API over HTTP (docs/serve.md), with curl: every route on
 # the bundled tiny models, then hostile requests, each answered with the
 # right status and a message naming the problem, and the server still up.

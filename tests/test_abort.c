@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_abort.c - the abort callback of every long call (samc_abort_fn):
  * set_image, predict, predict_batch, the automatic mask generator, SAM 3's
  * set_image and set_text, and the tracker's propagate stop at the next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_api.c - include/samc_amg.h on the model of fixtures/amg/amg_a_nocrop.h5:
  * a batch of prompts in one decoder pass gives what each prompt gives alone,
  * a batch of images what each image gives when set alone, the generator the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_box.c - core/amg/amg_stability (stability score with the official
  * int16/int32 counts and float32 thresholds) and core/amg/amg_box (mask boxes,
  * the crop-edge filter, uncropping) against the official sam2/utils/amg.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_grid.c - core/amg/amg_grid (point grids, crop boxes) and
  * core/amg/amg_params (defaults, bad parameters) against the official
  * sam2/utils/amg.py values in tests/data/amg/amg_cases.json

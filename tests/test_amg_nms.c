@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_nms.c - core/amg/amg_sort (torch 1.13's unstable descending sort,
  * ties included) and core/amg/amg_nms (torchvision 0.14's CPU nms and
  * batched_nms, both paths) against torch / torchvision outputs in

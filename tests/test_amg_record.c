@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_record.c - core/amg/amg_record: the generator's output record as
  * JSON (issue 11: uncompressed counts, COCO string, bbox, area), checked on a
  * hand-made record: keys and values as SAM2AutomaticMaskGenerator.generate()

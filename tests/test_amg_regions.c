@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_regions.c - core/amg/amg_regions (remove_small_regions with
  * cv2.connectedComponentsWithStats(8)'s component order) against the
  * official function run on OpenCV 4.6, from tests/data/amg/amg_cases.json

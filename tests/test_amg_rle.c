@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amg_rle.c - core/amg/amg_rle (column-major uncompressed RLE, as
  * mask_to_rle_pytorch / rle_to_mask / area_from_rle) and core/amg/amg_coco_rle
  * (pycocotools' rleToString / rleFrString) against the official functions'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_api.c - the public C API on official-format checkpoints.
  *
  * fixtures/ckpt/tiny_c_f32.{pt,safetensors} hold the weights of

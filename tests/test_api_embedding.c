@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_api_embedding.c - what a server builds on (include/samc.h,
  * samc_sam3.h, samc_amg.h): an embedding kept apart from the predictor gives
  * the very masks set_image + predict gives (SAM 2) and the very instances

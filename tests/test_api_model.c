@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_api_model.c - the model/context API of include/samc.h: one model
  * shared by predictors on several threads (same results as one thread),
  * params and their defaults, version, log and progress callbacks, NULL

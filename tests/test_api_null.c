@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_api_null.c - every function of the installed headers (include/samc*.h)
  * called with NULL pointers, in a child process each:
  *   - twice: every pointer NULL, then with live handles (a model, a

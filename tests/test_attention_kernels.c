@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attention_kernels.c - the fused attention kernel (fast_attn:
  * samc__fast_flash_attention, samc__fast_flash_attention_1t, and the older entry points
  * on top of it) against a double-precision softmax(scale q k^T + bias) v,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bad_inputs.c - the catalogue of bad inputs (tests/bad_inputs/README.md,
  * docs/hostile_input.md).
  *

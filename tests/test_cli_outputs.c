@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli_outputs.c - the `samc` command line as a user meets it: help and
  * version, exit codes, what segment and track write (COCO RLE that decodes
  * to the mask PNGs, bbox, best mask, impl and threads, prompts echoed),

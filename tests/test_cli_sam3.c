@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli_sam3.c - `samc segment` on SAM 3 as a user runs it: the first
  * prompt session of fixtures/sam3/tiny_s2_text_boxes.h5 (its image, text,
  * positive and negative boxes, threshold) given on the command line with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_config.c - presets, JSON configs, block layout and the key list. */
 #include <setjmp.h>
 #include <stdarg.h>

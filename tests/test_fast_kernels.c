@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fast_kernels.c - fast/'s building blocks against plain double loops:
  * the own sgemm (every micro-kernel height, column tails, K blocking, both B
  * layouts, A given transposed, accumulate), packed weights, softmax,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fault_bisect.c - the bisection story works end to end, and the pass
  * criterion (docs/parity.md, "The criterion") hides no fault: a fault of
  * relative size 1e-4 (element 0 of an output moved by 1e-4 x its max|value|,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gemm_kernels.c - the pack-once GEMM (fast_wpack, samc__fast_gemm*) in fp32
  * and bf16 against double-precision references, on random shapes with
  * ragged edges (rows not a multiple of the 12-row block, columns not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_isa.c - every instruction-set level this CPU runs (fast/isa.h), in
  * one process: the GEMM on shapes with row, column and K-block tails, with
  * and without the initial value, bias and activation, against a double

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_layout.c - core/nn/layout.c: the wiring's transposes between channel
  * planes and token rows (and the fused sum, and batch-1 expansion) equal
  * the plain index formulas, for odd sizes (tails of the 16-pixel blocks)

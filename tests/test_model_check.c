@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_model_check.c - a checkpoint against its config, before any compute:
  * missing key, wrong shape, unexpected keys, and preset detection. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_mounted_tracker.c - the tracker's parts mount under any root.
  *
  * A second family mounts the very same tracker parts the way SAM 3 names

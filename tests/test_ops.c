@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_ops.c - every op of every implementation against ref, at the real
  * shapes of each built-in config (sam2.1 t, s, b+, l at 1024, and the
  * released SAM 3 image model at 1008), in the manner of ggml's

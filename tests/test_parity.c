@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_parity.c - the harness itself: it must fail loudly, never pass silently.
  * Dumps with a wrong task, family or without config_json are written here
  * with the HDF5 C API; the committed fixtures provide real dumps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_parity_resync.c - chained parity re-synchronises at decision points:
  * a bf16 rounding flip planted within the tolerance of its midpoint is
  * reported as a FLIP (the run takes the recorded rounding and every point

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plugin.c - implementations from a plugin (core/runtime/plugin.h).
  *
  * SAMC_PLUGIN_PATH points at a directory holding tests/plugin/fake_cuda.c
@@ -6,6 +7,7 @@
  * gives fast's masks bit for bit. Without the plugin (a path that does not
  * have it) the message names the library, where it was looked for and how
  * to build it: the real plugin's absence on a machine without CUDA. */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,6 +68,16 @@ static void test_plugin_rows(void **s)
     samc_sam_prediction_release(&a), samc_sam_prediction_release(&b);
     samc_sam2_model_free(m);
     free(dump);
+    /* the api table the plugin kept at registration is still libsamc's,
+     * intact, after all that (tests/plugin/fake_cuda.c) */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libsamc_cuda.so", getenv("SAMC_PLUGIN_PATH"));
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(h);
+    int (*alive)(void) = (int (*)(void))dlsym(h, "samc_fake_plugin_api_alive");
+    assert_non_null(alive);
+    assert_int_equal(alive(), 1);
+    dlclose(h);
 }
 
 /* A name no implementation or plugin has: the message lists the known

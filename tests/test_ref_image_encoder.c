@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_ref_image_encoder.c - the ref image-encoder layers against the
  * official SAM 2 modules (torch 1.13 CPU, float32).
  *

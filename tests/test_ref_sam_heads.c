@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_ref_sam_heads.c - the ref/ prompt encoder, two-way transformer and
  * mask decoder heads on tiny modules with deterministic weights, against the
  * official PyTorch modules (torch 1.13, fp32, CPU).

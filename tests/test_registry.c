@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_registry.c - the layer and implementation registries hold together,
  * so the recipes of docs/architecture.md ("add a layer kind", "add an
  * implementation") cannot be half-followed: every kind has a body in ref and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_resize.c - core/nn/resize_bilinear (plain and antialiased, bit for bit
  * with torch 1.13's CPU F.interpolate), core/nn/connected_components (labels,
  * areas, hole and sprinkle filling) and core/models/tracker/mask_select (MaskDecoder.forward's

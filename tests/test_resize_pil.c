@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_resize_pil.c - Pillow's BICUBIC resize, bit for bit, on cases written
  * by tools/make_pil_cases.py with Pillow 9.4 (tests/data/pil_bicubic.bin):
  * up, down, mixed, unchanged axes, extreme aspect ratios. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam2_hf.c - SAM 2 checkpoints in the transformers format
  * (core/models/sam2/sam2_hf.c): samc's port of the converter's key map
  * against the map the converter's own code applied

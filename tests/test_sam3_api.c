@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_api.c - include/samc_sam3.h end to end: the checkpoint of
  * tools/make_sam3_checkpoint.py (the weights of tiny_s2_text_boxes.h5) and
  * the official vocabulary loaded by samc_model_load (family detected),

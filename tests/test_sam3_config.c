@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_config.c - the typed SAM 3 config (core/models/sam3/sam3_config.h):
  * the released preset reads to the official values, an absent key takes
  * its constructor's default, and a bad tree is refused naming the key's

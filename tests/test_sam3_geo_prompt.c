@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_geo_prompt.c - fast's body of the SAM 3 geometry prompt encoding
  * (geometry_encoder.@encode_prompt) is the one that runs, and it agrees with
  * ref where the committed fixtures cannot show it:

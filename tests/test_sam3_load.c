@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_load.c - SAM 3 checkpoints in the released layout
  * (fixtures/sam3/tiny_s2_sam3.{pt,safetensors} + .config.json, written by
  * tools/make_sam3_checkpoint.py for the weights of tiny_s2_text_boxes.h5):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sam3_model.c - loading the SAM 3 image model from a parity dump
  * through the one state_dict walk, and what the parity harness does not see
  * by itself:

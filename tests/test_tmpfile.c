@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_tmpfile.c - the temporaries behind every output (core/base/tmpfile.c)
  * and the command line's signal cleanup (apps/cli_files.c), issue 23:
  *   - an interrupted run leaves none: a child holding 3000 temporaries (amg

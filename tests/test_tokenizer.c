@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_tokenizer.c - the SAM 3 text tokenizer (core/text/) against the
  * official one.
  *

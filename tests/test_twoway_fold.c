@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_twoway_fold.c - the two-way transformer's folded cross attentions
  * (fast/tracker/twoway_folded.c: image-side projections folded into the token
  * rows) against Attention.forward computed plainly in double precision:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_video_api.c - the tracker API (include/samc.h) on the committed video
  * fixture: official outputs reproduced through the public calls, every
  * predictor operation, and the bad uses the video issue lists. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_video_file.c - video files in and out (core/io/video_file*.c,
  * include/samc_video.h): the frames of the committed clip equal OpenCV's
  * (what SAM 3's official loader reads) bit for bit, at the file's size and

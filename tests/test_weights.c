@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_weights.c - the weight store and the three loaders on good inputs.
  *
  * Fixtures (committed; fixtures/README.md says how they were made):

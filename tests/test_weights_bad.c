@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_weights_bad.c - every malformed or hostile weight file must fail
  * cleanly: the right status code and a message that names the file and the
  * problem (and the key, where there is one).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_whole_part.c - an implementation may own a whole part with one body.
  *
  * A test implementation, "whole", has a single body: MemoryAttention run

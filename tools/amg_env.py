@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Import the official automatic mask generator (sam2/automatic_mask_generator.py,
 sam2/utils/amg.py) in this environment.
 

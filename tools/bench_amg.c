@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_amg.c - samc's side of tools/bench_amg.py: the automatic mask
  * generator on one image (samc_amg_generate_masks, include/samc_amg.h) and the
  * batched decoder's throughput (samc_predictor_predict_batch: B one-point

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Time the automatic mask generator: samc (fast) against the official
 SAM2AutomaticMaskGenerator (PyTorch, CPU, fp32) on the same machine, in one
 run, interleaved (samc, official, samc, official, ...), on the same model and

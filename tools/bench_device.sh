@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # bench_device.sh - samc (fast, bf16) against current PyTorch (fp32, bf16
 # autocast) on another machine, both sides timed in one run, interleaved.
 #

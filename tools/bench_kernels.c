@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_kernels.c - fast/'s compute kernels on the shape classes of the
  * Hiera image encoders at 1024 x 1024: GFLOP/s and % of the FMA peak
  * measured right before each shape with the same threads (docs/fast.md,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench_portable.sh - the portable build (the default: everything for the
 # x86-64-v2 baseline, the kernels of fast/isa/ chosen at run time) against a
 # -march=native build, and each forced level (SAMC_ISA=v3, v2) against the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Time the official SAM 2 image predictor (PyTorch, CPU, fp32) the way
 `samc bench` times samc: set_image (image encoder, with its transforms),
 predict (one positive click, multimask, logits), and both end to end; median

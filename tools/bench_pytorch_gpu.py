@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Time the official SAM 2 image predictor on a CUDA GPU, as samc's side
 (`samc bench --impl cuda`, tools/cuda_device.sh) is timed:
 

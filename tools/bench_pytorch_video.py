@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Time per tracked frame of the official SAM2VideoPredictor (torch 1.13, CPU,
 fp32), for comparison with tools/bench_video.c on the same machine and threads.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """SAM 3 image path at 1008, samc fast vs the official Sam3Processor, on the
 same machine in one run, interleaved (samc, official, samc, official, ...),
 2 threads each, random weights (timing does not depend on the values).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Click-to-mask latency through samc serve against the in-process time
 # (docs/benchmarks.md, "samc serve"): a real-size model (sam2.1_hiera_t at
 # 1024, seeded random weights unless CKPT is given), one worker with THREADS

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tables of ratios from the RESULT lines of `samc bench`, tools/bench_pytorch.py,
 tools/bench_video.c and tools/bench_pytorch_video.py (as tools/bench_device.sh
 collects them): one row per (config, threads); several lines of one variant

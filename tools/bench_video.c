@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_video.c - time per tracked frame of the samc video tracker
  * (samc_tracker_* of include/samc.h) on a synthetic clip: a textured
  * background with a bright disc moving across it, one positive click on the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Format and consistency checker for automatic-mask-generator dumps
 (docs/parity_amg.md), with numpy only (no torch, no official code):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Check the committed checkpoints against the dumps whose weights they hold:
   fixtures/ckpt/tiny_c_*  <->  fixtures/tiny_c_sam21_s160.h5
   fixtures/demo/tiny_d_demo.*  <->  fixtures/tiny_d_sam21_s192_demo.h5

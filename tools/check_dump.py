@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Check image-task parity dumps against PARITY_DUMP_FORMAT.md (version 1)
 and for internal consistency:
   - root, /model, /weights, /inputs, /outputs layout, dtypes and shapes;

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Check SAM 3 image-task dumps (task "sam3_image") against the "SAM 3"
 section of PARITY_DUMP_FORMAT.md, with numpy only (no torch, no sam3):
 

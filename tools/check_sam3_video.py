@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Check SAM 3 video dumps (task "sam3_video", tools/dump_sam3_video.py) and
 predict_inst dumps (task "sam3_inst", tools/dump_sam3_inst.py) against
 docs/parity.md, with numpy (and Pillow for the frame resize) only:

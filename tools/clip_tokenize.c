@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_tokenize.c - samc's SAM 3 tokenizer as a filter, for
  * tools/tokenizer_difftest.py: each input line is a text as hex of its UTF-8
  * bytes (Python's surrogatepass form); each output line is the 32 ids, or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pycocotools' compressed RLE strings (common/maskApi.c: rleToString,
 rleFrString), re-stated in Python: pycocotools is not packaged for Debian, and
 the generator's output_mode="coco_rle" needs it (sam2/utils/amg.py:

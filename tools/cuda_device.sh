@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # cuda_device.sh - the CUDA implementation (docs/gpu.md) on a machine with a
 # GPU, in one run: parity of every committed SAM 2 image and AMG fixture with
 # --impl cuda and cuda-bf16 (chained and isolated), the op table of every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # device_pack.sh - what the scripts that run samc on another machine
 # (tools/bench_device.sh, tools/cuda_device.sh) share when they pack:
 # sourced, not run.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 2 image predictor on one image and a list of prompts
 and write a parity dump (shared/docs/PARITY_DUMP_FORMAT.md, image task).
 

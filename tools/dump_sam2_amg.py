@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run the official SAM2AutomaticMaskGenerator on one image and write a parity
 dump: the image task's layout (shared/docs/PARITY_DUMP_FORMAT.md) with
 task = "amg", extended as docs/parity_amg.md describes (generator parameters,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 2 video predictor on a folder of JPEG frames, a list
 of prompts and one propagation, and write a parity dump
 (shared/docs/PARITY_DUMP_FORMAT.md, video task).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 3 image model through Sam3Processor on one image and a
 list of prompts, and write a parity dump (shared/docs/PARITY_DUMP_FORMAT.md,
 "SAM 3", task sam3_image).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run SAM 3's SAM-1 task (Sam3Image.predict_inst: point / box / mask prompts
 through the tracker's SAM heads on one image) with the official code and
 write a parity dump of task sam3_inst (docs/parity.md, "SAM 3 predict_inst";

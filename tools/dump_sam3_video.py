@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 3 video predictor (Sam3VideoPredictor over
 build_sam3_video_model's Sam3VideoInferenceWithInstanceInteractivity) on a
 folder of JPEG frames and a list of requests, and write a parity dump of

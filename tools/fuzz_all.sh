@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run every libFuzzer harness of fuzz/ for SECONDS each, one after the other
 # (one process, one core), seeded from fuzz/seeds/ and the fixtures.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerate fixtures/amg/ (automatic-mask-generator dumps, docs/parity_amg.md)
 # and check them. From the repository root (make_fixtures.sh calls it too):
 #   SAM2_SRC=/work/ext/sam2 bash tools/make_amg_fixtures.sh

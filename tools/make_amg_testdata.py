@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Expected values for the C tests of core/amg/ (tests/test_amg_*.c), computed
 with the OFFICIAL functions of sam2/utils/amg.py, torchvision 0.14's
 batched_nms, torch 1.13's sort and OpenCV's connectedComponentsWithStats, and

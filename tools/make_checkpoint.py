@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Write a model's weights as checkpoint files for loader tests, built with
 the same arguments as dump_sam2.py (sam2_build.py), so the float32 values are
 bit-identical to the dump's /weights:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerate every committed fixture under fixtures/ (dumps, checkpoints,
 # demo).  Usage, from the repository root:
 #   SAM2_SRC=/work/sam2src SAM3_SRC=/work/ext/sam3 FTFY_SRC=/work/ext/ftfy \

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A transformers-format SAM 2 checkpoint written by the converter's own code.
 
 Loads an official SAM 2 checkpoint (.pt: torch.save({"model": state_dict})),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Write tests/data/pil_bicubic.bin: inputs and Pillow's Image.resize (default
 BICUBIC) outputs, for tests/test_resize_pil.c.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Write a `sam3.pt`-like checkpoint (and a .safetensors) for loader tests:
 the key layout of the released file, i.e. the state_dict of the model
 build_sam3_video_model builds (Sam3VideoInferenceWithInstanceInteractivity):

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Build the tokenizer parity corpus: official SAM 3 token ids for ~1,800 texts.
 
     /usr/bin/python3 tools/make_tokenizer_corpus.py --sam3-src /path/to/sam3 \\

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Write the video-file fixture and what OpenCV reads from it.
 
 fixtures/video/clip_v1.mp4: the five frames of fixtures/video/tiny_v1_sam21_s128_frames as

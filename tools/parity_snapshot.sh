@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # parity_snapshot.sh OUTDIR [SAMC] - run `samc parity --json` on every
 # committed fixture with ref, fast and bf16, chained and isolated, into
 # OUTDIR/<fixture>.<impl>.<mode>.json. Each row carries the digest of the

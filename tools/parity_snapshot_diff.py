@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """parity_snapshot_diff.py A B - compare two tools/parity_snapshot.sh outputs.
 
 Prints every report whose rows differ in digest (the bytes samc produced)

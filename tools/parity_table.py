@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Run `samc parity` on every committed fixture with every implementation and
 mode, and print one markdown table per fixture family: points passed/failed,
 rounding flips, worst max-relative error and where it is, lowest final-mask IoU.

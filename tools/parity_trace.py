@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Recording of module / function calls and the HDF5 writer for the parity
 dump format (shared/docs/PARITY_DUMP_FORMAT.md, version 1).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn `samc bench` / tools/bench_pytorch.py outputs into the table and the
 plot of docs/benchmarks.md.
 

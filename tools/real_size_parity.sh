@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On-demand real-size parity: sam2.1_hiera_t with seeded random weights at 1024
 # on a 900x1200 synthetic image, dumped by the official code, then checked by
 # samc (ref by default). Not part of CI (the dump is ~1 GB and ref takes ~4 min).

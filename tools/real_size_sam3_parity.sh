@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On-demand real-size SAM 3 parity: the released image model (the built-in
 # tree: ViT 1024 wide, 32 blocks, 1008 px) with seeded random weights, on a
 # 600x900 synthetic image, one text prompt and one box-only prompt (the

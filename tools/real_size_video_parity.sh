@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On-demand real-size chained video parity: sam2.1_hiera_t with seeded random
 # weights at 1024, a 4-frame 360x480 synthetic clip, two objects (a click and a
 # box on frame 0), dumped by the official SAM2VideoPredictor, then checked by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Build an official SAM 2 / 2.1 model without hydra, with seeded random
 weights or a real checkpoint.  Shared by dump_sam2.py and make_checkpoint.py
 so that the same (config, overrides, seed) always gives bit-identical weights.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Minimal stand-ins for what the official SAM 2 code imports but this
 environment (Debian: Python 3.11, torch 1.13 CPU, no torchvision, no hydra,
 no iopath, no tqdm) lacks.  Every shim is listed, with the reason, in

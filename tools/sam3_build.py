@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM 3 model building shared by dump_sam3.py and make_sam3_checkpoint.py.
 
 The model is described by a `_target_` tree (PARITY_DUMP_FORMAT.md, "SAM 3"):

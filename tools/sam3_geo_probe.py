@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A SAM 3 image parity dump whose geometric prompts hold *points* (and padded
 point/box sequences), which Sam3Processor cannot express: the official
 processor runs set_image and set_text_prompt, then the geometric prompt of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-stage summary of a SAM 3 `samc parity --json` report: for each stage
 (ViT, neck, text, geometry, encoder, decoder, scoring, seg head, post,
 outputs) the rows passed / failed / flipped and the worst rel with its point.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Write the released SAM 3 image model's `_target_` tree (the built-in
 preset of core/models/sam3/sam3_preset.c) by recording the official builder
 (build_sam3_image_model, eval, segmentation on, no instance interactivity).
@@ -14,7 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sam3_build  # noqa: E402
 
-C_HEAD = """/* sam3_preset.c - the released SAM 3 image model's `_target_` tree (what
+C_HEAD = """/* SPDX-License-Identifier: Apache-2.0 */
+/* sam3_preset.c - the released SAM 3 image model's `_target_` tree (what
  * build_sam3_image_model passes, recorded from %s by
  * tools/sam3_preset.py --c; do not edit by hand). sam3.pt holds the weights
  * of exactly this tree under "detector.". */

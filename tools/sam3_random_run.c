@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_random_run.c - the SAM 3 image path at real size on random weights:
  * the built-in released config (or a config file), every key the walk
  * describes filled with seeded uniform values (weights +-1/sqrt(fan_in),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-ins for what the official SAM 3 code (facebookresearch/sam3) imports
 but this environment (Debian: Python 3.11, torch 1.13 CPU, torchvision 0.14)
 lacks.  Every shim is listed with its reason in tools/README.md ("SAM 3

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The configuration a sam3_video / sam3_inst dump records (docs/parity.md,
 "SAM 3 video"): the builder's _target_ tree with the constructor defaults of
 the video loop and the tracker filled in, and the constants written inline

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Decision margins and path counters of a SAM 3 video / predict_inst run
 (tools/README.md, "dump_sam3_video.py": Decision margins, Counters).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The function records of the official SAM 3 video loop (task sam3_video,
 docs/parity.md lists every record and its slots; docs/sam3_video.md says
 what each step computes).  LoopRecorder wraps the methods of one

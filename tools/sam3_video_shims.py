@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the official SAM 3 *video* path (Sam3VideoPredictor ->
 Sam3VideoInferenceWithInstanceInteractivity -> Sam3TrackerPredictor) needs
 beyond sam3_shims.py to run on a CPU-only torch 1.13, and nothing more.

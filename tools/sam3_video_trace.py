@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Recording of the official SAM 3 video loop (task sam3_video, docs/parity.md):
 the scoped tracer, the parity points of the detector and the tracker, and the
 function records of the per-frame loop (detections, tracker propagation, the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Seeded synthetic RGB test images: a colour gradient with soft-edged
 ellipses and rotated rectangles, plus +-2 of noise.  Smooth regions give the
 model shapes to segment; the noise keeps the image from being piecewise flat.

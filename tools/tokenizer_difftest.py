@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Differential test of samc's SAM 3 tokenizer against the official one on
 random texts (the committed corpus is tests/data/tokenizer/corpus.jsonl; this
 looks further, with a new seed each run if you like).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // api.js - the server's JSON API (docs/serve.md) from the page: requests,
 // errors shown in the page, and a propagation's event stream.
 "use strict";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // app.js - the page: the models the server has, the two tabs.
 "use strict";
 var samc = window.samc || {};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // image.js - the image tab: open an image (uploaded: the server computes its
 // embedding once), prompts -> masks after each click, the candidates of an
 // ambiguous click with their scores, SAM 3 concepts, "everything", downloads.

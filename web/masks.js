@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // masks.js - COCO RLE (the strings the server sends: pycocotools' rleToString)
 // to masks, and masks drawn over an image.
 "use strict";

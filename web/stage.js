@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stage.js - a canvas showing a picture at its own size (scaled by CSS),
 // with clicks and drags turned into prompts in picture pixels: left click a
 // positive point, right click a negative one, a drag a box.

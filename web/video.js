@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // video.js - the video tab: open a video file (a session on the server), click
 // on a frame for an object, propagate (the frames' masks stream in with the
 // progress), scrub through the frames with their masks drawn.

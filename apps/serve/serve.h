@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve.h - `samc serve`: the parts of the server and what they share.
  *
  *   cmd_serve.c        options, models, start and stop (apps/)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_http.c - the HTTP side of `samc serve` on libmicrohttpd (serve_http.h):
  * a thread per connection (handlers may wait for a worker; a streamed reply
  * may wait for the next frame), bodies read under per-route limits (a

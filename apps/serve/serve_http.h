@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_http.h - a request as the route handlers see it, and the replies
  * they make (serve_http.c, on libmicrohttpd). Each handler queues exactly
  * one reply. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_images.c - the image routes (serve.h): upload (the SAM 2 embedding
  * made at once, so the first click is fast), the image's record, SAM 2
  * prompts on the cached embedding, SAM 3 concepts, and the automatic mask

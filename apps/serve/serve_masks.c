@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_masks.c - masks as the server answers them (serve.h): the records
  * of include/samc_amg.h (COCO RLE as pycocotools' string, area, XYWH box,
  * stability score) and, when asked, the mask as a base64 PNG. */

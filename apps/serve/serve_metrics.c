@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_metrics.c - /health, /v1/models and /metrics (serve.h): requests by
  * route and status, latency (Prometheus histograms; percentiles of the
  * last requests in the JSON form), the embedding cache, the queue and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_pool.c - the compute workers (serve.h). Model work runs on a few
  * long-lived threads, each with its own predictor and SAM 3 processor (one
  * thread at a time each, as the API requires) and so its own OpenMP team:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_request.c - JSON request bodies to prompts (serve.h). Strict: the
  * body is one JSON object, every field is one the route takes (an unknown
  * or repeated field is refused: a typo must not be silently ignored),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_route.c - URL paths to routes (serve.h). Pure string work on what a
  * client sent: fuzzed (fuzz/fuzz_serve_request.c). */
 #include <ctype.h>

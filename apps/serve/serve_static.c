@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_static.c - the web page (serve.h): the files of web/, embedded in
  * the binary at build time (cmake/embed_files.cmake writes web_assets.c),
  * so an installed samc serves its page with no files to find and no path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_store.c - uploaded images and the LRU cache of their embeddings
  * (serve.h). One memory budget covers the decoded images, their
  * embeddings and the kept low-res masks; past it, the least recently used

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_video.c - video sessions (serve.h): the uploaded file read in place
  * by a tracker and a frame reader, the latest masks of every frame, tracker
  * calls on the workers one at a time, and a propagation's frames handed to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_videos.c - the video routes (serve.h): upload a video file, its
  * frames and masks, prompts on a frame, and propagation streamed as
  * server-sent events (text/event-stream: one "frame" event per frame done,

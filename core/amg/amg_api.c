@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_api.c - include/samc_amg.h: batched prediction, a batch of images and
  * the automatic mask generator on a samc_predictor. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_batch.c - SAM2AutomaticMaskGenerator._process_batch and
  * refine_with_m2m (automatic_mask_generator.py), on the batched decoder
  * (core/models/tracker/image_predict_batch.c). */

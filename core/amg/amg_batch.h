@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_batch.h - one decoder batch of the automatic mask generator
  * (SAM2AutomaticMaskGenerator._process_batch, refine_with_m2m) and the
  * candidate list the generator's steps share. Internal to amg_generate.c. */

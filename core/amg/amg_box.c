@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_box.c - mask boxes, the crop-edge filter and crop-frame changes (see
  * amg_box.h for the official functions and their conventions). */
 #include "core/amg/amg_box.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_box.h - boxes and crop-frame changes of the automatic mask generator
  * (sam2/utils/amg.py: batched_mask_to_box, is_box_near_crop_edge,
  * uncrop_boxes_xyxy, uncrop_points, uncrop_masks, box_xyxy_to_xywh).

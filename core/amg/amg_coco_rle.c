@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_coco_rle.c - pycocotools' compressed RLE strings (see amg_coco_rle.h). */
 #include "core/amg/amg_coco_rle.h"
 

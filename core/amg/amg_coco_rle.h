@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_coco_rle.h - the COCO API's compressed RLE string (pycocotools
  * maskApi.c: rleToString / rleFrString), which the generator's
  * output_mode="coco_rle" returns as segmentation["counts"]

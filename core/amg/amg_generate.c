@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_generate.c - SAM2AutomaticMaskGenerator._generate_masks /
  * _process_crop (automatic_mask_generator.py): crops, per-crop box NMS,
  * NMS across crops. One decoder batch (_process_batch) is amg_batch.c. */

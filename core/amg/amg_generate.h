@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_generate.h - SAM2AutomaticMaskGenerator.generate on a SAM 2 model use
  * (sam2/automatic_mask_generator.py; the steps and their samc functions are
  * listed in docs/amg.md). */

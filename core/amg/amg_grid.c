@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_grid.c - point grids and crop boxes of the automatic mask generator,
  * with the official float64 arithmetic (sam2/utils/amg.py). */
 #include "core/amg/amg_grid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_grid.h - the prompt point grids and the crop boxes of the automatic mask
  * generator, bit for bit as sam2/utils/amg.py computes them:
  * build_point_grid, build_all_layer_point_grids, generate_crop_boxes.

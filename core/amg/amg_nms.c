@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_nms.c - torchvision 0.14's CPU NMS and batched_nms (see amg_nms.h). */
 #include "core/amg/amg_nms.h"
 

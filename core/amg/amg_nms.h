@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_nms.h - torchvision 0.14's CPU non-maximum suppression as the automatic
  * mask generator calls it: batched_nms(boxes.float(), scores,
  * zeros (one category), iou_threshold).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_params.c - generator defaults and parameter checks (see amg_params.h). */
 #include "core/amg/amg_params.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_params.h - the parameters of SAM2AutomaticMaskGenerator
  * (sam2/automatic_mask_generator.py), their official defaults, and the checks
  * that turn bad values into a clear message (the official code asserts, runs

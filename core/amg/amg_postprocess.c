@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_postprocess.c - SAM2AutomaticMaskGenerator.postprocess_small_regions
  * (automatic_mask_generator.py), the static clean-up SAM 1's generate() ran
  * for min_mask_region_area and SAM 2's leaves to the caller: per record

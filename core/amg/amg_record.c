@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_record.c - the generator's output record as JSON (see amg_record.h).
  * cJSON signals allocation failures only through NULL items and false
  * returns; every helper turns them into NULL so one check at the end

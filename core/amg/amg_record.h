@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_record.h - one output record of the automatic mask generator and its
  * JSON form: the dict SAM2AutomaticMaskGenerator.generate() returns per mask
  * (segmentation, area, bbox, predicted_iou, point_coords, stability_score,

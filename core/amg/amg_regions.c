@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_regions.c - remove_small_regions with cv2's component order (see
  * amg_regions.h). */
 #include "core/amg/amg_regions.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_regions.h - sam2/utils/amg.py: remove_small_regions(mask, area_thresh,
  * mode), the cv2-based clean-up that SAM2AutomaticMaskGenerator's
  * postprocess_small_regions applies (SAM 1's generate() calls it for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_rle.c - column-major uncompressed RLE (see amg_rle.h). */
 #include "core/amg/amg_rle.h"
 

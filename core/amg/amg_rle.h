@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_rle.h - uncompressed run-length encoding of masks, as the automatic
  * mask generator stores and returns them (sam2/utils/amg.py:
  * mask_to_rle_pytorch, rle_to_mask, area_from_rle).

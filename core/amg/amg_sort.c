@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_sort.c - libstdc++'s std::sort (GCC 12, bits/stl_algo.h and
  * bits/stl_heap.h) on (value, index) pairs, written out step for step so
  * that ties land where torch 1.13 puts them, and the stable variant (see

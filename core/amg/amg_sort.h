@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_sort.h - torch 1.13's CPU `tensor.sort(descending=True)`, in both its
  * flavours, because the order of EQUAL scores decides which of two tied boxes
  * suppresses the other in NMS and the order of the generator's records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_stability.c - stability score and filter decisions with torch 1.13's
  * dtypes (see amg_stability.h). */
 #include "core/amg/amg_stability.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_stability.h - the stability score and the per-mask decisions of
  * SAM2AutomaticMaskGenerator._process_batch, with torch's dtypes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api.c - the image predictor of include/samc.h on the model wiring. */
 #include <stdlib.h>
 #include <string.h>

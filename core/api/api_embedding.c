@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_embedding.c - image embeddings held apart from a predictor or
  * processor (include/samc.h): the record both families fill, its size for
  * a cache's budget, and the check that a use is on the model it came from. */

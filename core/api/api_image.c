@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_image.c - image files for API users (the decoder samc itself uses). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_internal.h - what the files of core/api share (the model object, the
  * entry checks, the library's log), and what other parts of the library (the
  * batched and automatic-mask-generator API, core/amg/amg_api.c) reach inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_log.c - the library version and its log (callback and verbosity). */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_mask.c - one mask's records (include/samc_amg.h) on the automatic
  * mask generator's RLE, box and stability code (core/amg/), so the numbers
  * of segment, track and the server mean what they mean in the generator. */

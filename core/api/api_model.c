@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_model.c - samc_model: a checkpoint of either family loaded once and
  * shared read-only. */
 #include <omp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_sam3.c - include/samc_sam3.h on the SAM 3 wiring (sam3_predict.h): a
  * samc_model of the SAM 3 family loaded once, processors that each own an
  * exec (implementation choice, workspace), the image features and the

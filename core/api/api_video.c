@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_video.c - the tracker part of include/samc.h on core/models/tracker/video.h
  * (SAM 2's tracker, its frames through SAM 2's image encoder). */
 #include <stdlib.h>

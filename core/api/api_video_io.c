@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_video_io.c - include/samc_video.h: video readers (a file or a frames
  * directory), writers, and palettised mask PNGs; the video description the
  * tracker shares (samc_video_info). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.h - helpers to fill a samc_error. */
 #ifndef SAMC_CORE_ERROR_H
 #define SAMC_CORE_ERROR_H

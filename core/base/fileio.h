@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fileio.h - small helpers to read whole files or map them read-only.
  *
  * All functions fill `err` with a message that starts with the path.

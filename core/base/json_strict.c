@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json_strict.c - see json_strict.h. */
 #include "core/base/json_strict.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json_strict.h - JSON read as Python's json module reads it, plus the
  * checks a typed config reader needs (core/base/json_strict.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log.h - the library's own messages, through the log callback of samc.h
  * (samc_log_set; core/api/api_log.c), for any part of the library. */
 #ifndef SAMC_CORE_BASE_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rng.c - a small seeded generator (splitmix64) for test data and random weights. */
 #include "core/base/rng.h"
 

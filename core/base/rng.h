@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rng.h - a small seeded generator (splitmix64): reproducible test data and
  * random weights, identical on every platform. */
 #ifndef SAMC_CORE_BASE_RNG_H

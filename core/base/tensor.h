@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tensor.h - the one tensor type: contiguous float32 in C order plus a shape.
  *
  * No strides, no views, no dtype zoo: layouts are whatever the official

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tmpfile.c - exclusive temporaries, registered for removal on a signal.
  *
  * The registry is a list of chunks of slots; a slot is claimed and released

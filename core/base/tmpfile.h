@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tmpfile.h - temporaries for atomic output (core/base/tmpfile.c).
  *
  * Every output samc writes goes to a temporary beside it, created with

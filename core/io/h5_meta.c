@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* h5_meta.c - parity dumps as checkpoints, through the reader the parity
  * harness installs (h5_meta.h): libsamc itself links no HDF5. */
 #include "core/io/h5_meta.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* h5_meta.h - what a parity dump says about itself, for the loaders that take
  * a dump as a checkpoint (core/models/): its task (/inputs attribute
  * `task`), its config (/model attribute `config_json`) and, for SAM 3, the

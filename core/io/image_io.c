@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_io.c - images in (libjpeg for JPEG, libpng for PNG, stb_image
  * behind samc's checks for the rest) and PNGs out (libpng), with the pixel
  * limit every decoder checks from the header before allocating. */

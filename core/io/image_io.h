@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_io.h - images in (libjpeg, libpng, stb_image behind checks) and PNGs out (libpng). */
 #ifndef SAMC_CORE_IMAGE_IO_H
 #define SAMC_CORE_IMAGE_IO_H

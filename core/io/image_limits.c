@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_limits.c - the pixel limit every image decoder checks from the
  * header, before any pixel buffer exists (Pillow's decompression-bomb
  * threshold by default). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_limits.h - the sizes every image decoder accepts (core/io/image_limits.c). */
 #ifndef SAMC_CORE_IMAGE_LIMITS_H
 #define SAMC_CORE_IMAGE_LIMITS_H

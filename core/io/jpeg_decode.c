@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jpeg_decode.c - libjpeg decompression with an error manager that returns
  * (libjpeg's default one calls exit()). */
 #include "core/io/jpeg_decode.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jpeg_decode.h - JPEG frames decoded with libjpeg(-turbo) exactly as Pillow
  * decodes them for the official video loader (Image.open(p).convert("RGB")):
  * libjpeg's defaults (islow IDCT, fancy upsampling), output in RGB. */

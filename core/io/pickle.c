@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pickle.c - see pickle.h. A bounded, non-recursive, allow-list-only
  * interpreter for the opcodes torch.save uses (protocols 2 to 4). */
 #include "core/io/pickle.h"

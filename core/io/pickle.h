@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pickle.h - a safe interpreter for the pickle subset torch.save emits for
  * state dicts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* png_codec.c - PNG in and out through libpng (fuzzed upstream by
  * OSS-Fuzz), replacing stb_image's PNG reader (it ignored CRC errors and
  * palette indices past the palette, leaving uninitialised bytes in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* png_codec.h - PNG decoding and encoding with libpng (core/io/png_codec.c). */
 #ifndef SAMC_CORE_PNG_CODEC_H
 #define SAMC_CORE_PNG_CODEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stb_guard.c - the formats samc still hands to Debian's stb_image (BMP,
  * GIF, TGA, PSD, HDR, PIC, PNM), with the checks stb lacks.
  *

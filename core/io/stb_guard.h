@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stb_guard.h - BMP, GIF, TGA, PSD, HDR, PIC and PNM through Debian's
  * stb_image with the read and header checks it lacks (core/io/stb_guard.c). */
 #ifndef SAMC_CORE_STB_GUARD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_file.c - opening a video file (a path or bytes in memory), the
  * index of its frames, and what it reports (video_file.h). Decoding is
  * video_file_decode.c. */

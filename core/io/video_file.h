@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_file.h - a video file (mp4, webm, mkv, mov, avi: whatever Debian's
  * libavformat demuxes and libavcodec decodes) read frame by frame, with
  * bounded memory, for the video predictor and the command line.

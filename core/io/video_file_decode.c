@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_file_decode.c - frames of an opened video file on demand: the
  * decode loop, seeking to the key frame before a frame, the frame cache and
  * the conversion to RGB as OpenCV's VideoCapture does it (video_file.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_file_internal.h - what video_file.c (opening, the index) and
  * video_file_decode.c (decoding, seeking, the frame cache) share. */
 #ifndef SAMC_CORE_VIDEO_FILE_INTERNAL_H

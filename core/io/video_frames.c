@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_frames.c - frame sources for the video predictor. */
 #include "core/io/video_frames.h"
 

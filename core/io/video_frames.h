@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_frames.h - where a video's frames come from: a directory of JPEG
  * frames named by number (as the official loader requires: "00000.jpg",
  * "12.jpeg", ...), a video file (video_file.h), frames in memory, or frames

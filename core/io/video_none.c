@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_none.c - video files in a build without FFmpeg (cmake
  * -DSAMC_WITH_FFMPEG=OFF): every open refuses with a message that says why
  * and what works instead (a folder of frames), so callers reach their normal

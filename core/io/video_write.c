@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_write.c - RGB frames to a video file (video_write.h). */
 #include "core/io/video_write.h"
 

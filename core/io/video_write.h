@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_write.h - RGB frames to a video file with FFmpeg's libraries: the
  * container from the file's extension (.mp4, .mkv, .mov, .webm, .avi), its
  * usual codec (H.264 through libx264 where Debian's libavcodec has it, VP9

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weights.c - the weight store, format detection and the open dispatch.
  *
  * The store is an insertion-ordered array of (key, tensor) plus an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weights.h - the weight store: official state_dict key -> float32 tensor.
  *
  * One front end, samc_weights_open(), opens any supported file by its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weights_pt.c - PyTorch zip checkpoints (torch.save, "new" zip format).
  *
  * Layout: <archive>/data.pkl (the pickled object), <archive>/data/<key>

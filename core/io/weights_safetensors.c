@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* weights_safetensors.c - safetensors files.
  *
  * Layout: u64 little-endian header length N, N bytes of JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zip_guard.c - see zip_guard.h. A torch.save archive has one EOCD record
  * with an empty comment; a second record (say, hidden in the comment of the
  * first, with its own central directory) makes libzip and PyTorch read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zip_guard.h - one unambiguous central directory (core/io/zip_guard.c). */
 #ifndef SAMC_CORE_ZIP_GUARD_H
 #define SAMC_CORE_ZIP_GUARD_H

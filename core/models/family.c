@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* family.c - SAM 2 or SAM 3: the family of a checkpoint or dump (family.h). */
 #include "core/models/family.h"
 

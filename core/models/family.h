@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* family.h - which model family (SAM 2 or SAM 3) a checkpoint or a parity
  * dump holds, so one loader (samc_model_load) takes either and each
  * family's loader can name the other family when given its checkpoint. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* axial_rope.c - see axial_rope.h. */
 #include "core/nn/axial_rope.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* axial_rope.h - SAM 3's 2-D axial RoPE tables (sam3/model/vitdet.py:
  * compute_axial_cis, init_t_xy, apply_rotary_enc) in torch's float32
  * arithmetic, as complex64 (re, im) pairs the way the `attn.freqs_cis`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bf16.c - bfloat16 rounding. */
 #include "core/nn/bf16.h"
 

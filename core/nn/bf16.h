@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bf16.h - bfloat16 rounding as torch does it (SAM 2 stores video memory in
  * bfloat16; the values stay float32 here). */
 #ifndef SAMC_CORE_NN_BF16_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* box_geom.c - see box_geom.h. */
 #include "core/nn/box_geom.h"
 

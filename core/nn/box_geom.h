@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* box_geom.h - box arithmetic of the SAM 3 detector in torch's float32 order:
  * box_cxcywh_to_xyxy (sam3/model/box_ops.py), inverse_sigmoid
  * (sam3/model/model_misc.py), and the box-relative position bias inputs of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* connected_components.c - 8-connected labelling with per-pixel component
  * areas (what sam2._C.get_connected_componnets returns) and the SAM 2
  * hole-filling post-processors that use it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* connected_components.h - what the sam2._C CUDA extension computes
  * (sam2/csrc/connected_components.cu, via utils/misc.py:
  * get_connected_components) and the two hole-filling post-processors built on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.c - see layout.h. Units of 16 pixels: one 64-byte line of each
  * channel plane, against C contiguous floats per pixel on the token side
  * (the pixel-major loop strode a whole plane, 16-256 KiB, per element:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.h - the wiring's layout changes between channel planes (B,C,H,W)
  * and token rows (B,HW,C): blocked so that both sides stream whole cache
  * lines, threaded when asked. Exact copies (and sums): any thread count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* max_pool.c - nn.MaxPool2d(k, k) on planes (max_pool.h). */
 #include "core/nn/max_pool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* max_pool.h - nn.MaxPool2d(k, stride=k) (floor mode, no padding) on
  * planes: the ref and fast bodies that pool (SAM 3's 0.5x neck level)
  * share it. NaN propagates as in PyTorch's kernel; exact, so any thread

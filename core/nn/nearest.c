@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nearest.c - see nearest.h. */
 #include "core/nn/nearest.h"
 

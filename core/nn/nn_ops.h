@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nn_ops.h - the layer kinds every model family uses (torch.nn's own
  * modules and the few helpers both SAMs share): one signature each, one
  * body per implementation (ref/nn/, fast/nn/), reached through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nn_rows.c - isolated runners and op-test inputs of the glue kinds
  * (nn_rows.h). */
 #include "core/nn/nn_rows.h"

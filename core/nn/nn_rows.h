@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nn_rows.h - isolated runners and op-test inputs of the shared glue kinds
  * (core/nn/nn_ops.h). The kinds need no part's shapes, so a row of any
  * part that calls one uses these: inputs "a", "b" and scalar "scale" (add),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* position_encoding.c - PositionEmbeddingSine._pe in float32.
  *
  * Every step is a float32 tensor op in PyTorch; we evaluate the same ops in

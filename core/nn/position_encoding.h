@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* position_encoding.h - sam2/modeling/position_encoding.py:
  * PositionEmbeddingSine._pe, used by the FPN neck (d = 256) and the memory
  * encoder (d = 64). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* records.h - weight records of the primitive layers every model family
  * shares, and the context a layer body runs in.
  *

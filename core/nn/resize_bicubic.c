@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_bicubic.c - PyTorch's CPU bicubic interpolation (float32 input).
  *
  * PyTorch computes 4 taps per output row and per output column once

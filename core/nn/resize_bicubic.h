@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_bicubic.h - torch.nn.functional.interpolate(mode="bicubic",
  * align_corners=False, antialias=False) on float32 NCHW, bit-for-bit with
  * PyTorch's CPU kernel (aten/src/ATen/native/cpu/UpSampleKernel.cpp,

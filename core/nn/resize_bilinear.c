@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_bilinear.c - F.interpolate(bilinear, align_corners=False), plain and
  * antialiased, reproducing torch 1.13's CPU float32 kernels bit for bit.
  *

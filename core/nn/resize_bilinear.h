@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_bilinear.h - torch.nn.functional.interpolate(mode="bilinear",
  * align_corners=False), without and with antialias, on float32 NCHW planes,
  * bit-for-bit with the CPU kernels of torch 1.13 (the torch the parity dumps

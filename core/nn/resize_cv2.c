@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_cv2.c - cv2.resize(INTER_CUBIC) on uint8 RGB (resize_cv2.h). */
 #include "core/nn/resize_cv2.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_cv2.h - OpenCV's cv2.resize(INTER_CUBIC) on 8-bit RGB, bit-exact.
  *
  * SAM 3's video-file loader (sam3/model/io_utils.py,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_pil.c - Pillow ImagingResample (BICUBIC, 8 bits per channel). */
 #include "core/nn/resize_pil.h"
 

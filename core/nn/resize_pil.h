@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resize_pil.h - Pillow's Image.resize(BICUBIC) on 8-bit RGB, bit-exact.
  *
  * The official video loader (sam2/utils/misc.py: _load_img_as_tensor) resizes

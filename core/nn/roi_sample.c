@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roi_sample.c - see roi_sample.h.
  *
  * roi_align follows torchvision/csrc/ops/cpu/roi_align_kernel.cpp

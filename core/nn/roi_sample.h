@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roi_sample.h - where SAM 3's geometry encoder samples the image features:
  * torchvision.ops.roi_align (CPU kernel, float) for boxes and
  * F.grid_sample (bilinear, zeros padding, align_corners False; torch's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rope.c - compute_axial_cis / apply_rotary_enc. */
 #include "core/nn/rope.h"
 

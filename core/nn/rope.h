@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rope.h - axial 2-D rotary position encoding (position_encoding.py:
  * compute_axial_cis, apply_rotary_enc), in torch's float32 arithmetic. */
 #ifndef SAMC_CORE_ROPE_H

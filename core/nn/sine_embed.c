@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sine_embed.c - see sine_embed.h. */
 #include "core/nn/sine_embed.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sine_embed.h - the coordinate sine embeddings of SAM 3, in torch's float32
  * order of operations:
  *   PositionEmbeddingSine._encode_xy / encode_boxes (sam3/model/position_encoding.py),

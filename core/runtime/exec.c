@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec.c - layer instances, their implementation (resolved once), the call
  * helpers and the trace. */
 #include "core/runtime/exec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec.h - the layer registry and how the wiring calls layers.
  *
  * A model family names every layer once, in a table of samc_layer_def rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* impl.c - the implementation registry: the built-in rows
  * (core/runtime/impl_table.c) and rows registered at run time. */
 #include "core/runtime/impl.h"

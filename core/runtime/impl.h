@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* impl.h - the implementation registry.
  *
  * An implementation is one row: a name, the parity tolerance it is held to,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* impl_bodies.h - one implementation's bodies and tables, generated from the
  * kind lists (core/nn/nn_ops.h, core/models/tracker/tracker_layers.h,
  * core/models/sam2/sam2_layers.h, core/models/sam3/sam3_layers.h): the body

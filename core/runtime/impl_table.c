@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* impl_table.c - the built-in implementations, one row each. The only place
  * that names them; everything else finds them here by name. */
 #include <omp.h>

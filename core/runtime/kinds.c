@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kinds.c - the name of the kind a row's body is ("hiera_block"), from the
  * kind lists of every table (samc info --layers, tests/test_registry.c). */
 #include "core/runtime/impl.h"

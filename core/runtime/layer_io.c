@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layer_io.c - output slots of isolated runners, and inputs held in memory. */
 #include "core/runtime/layer_io.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layer_io.h - what an isolated layer runner reads and writes.
  *
  * An isolated runner runs one layer call alone on recorded inputs (a parity

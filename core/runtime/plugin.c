@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plugin.c - loading implementations from plugins (core/runtime/plugin.h). */
 #define _GNU_SOURCE /* dladdr */
 #include "core/runtime/plugin.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plugin.h - implementations that live in a separately built shared object
  * (a plugin), loaded on first use of their name.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* random_weights.c - seeded weights for a key list (random_weights.h). */
 #include "core/runtime/random_weights.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* random_weights.h - seeded weights for every key a family's walk
  * describes (samc_sd without a store): real-size models without a
  * checkpoint, for benchmarks and the op tests. Each family says how a key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* statedict.c - the one walk that lists, checks and binds a state_dict. */
 #include "core/runtime/statedict.h"
 

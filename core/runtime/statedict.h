@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* statedict.h - a model's state_dict described once.
  *
  * A family describes its weights in one walk (core/models/<family>/):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* threads.c - see threads.h. */
 #include "core/runtime/threads.h"
 

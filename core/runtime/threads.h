@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* threads.h - how many threads a request gets (core/runtime/threads.c). */
 #ifndef SAMC_CORE_THREADS_H
 #define SAMC_CORE_THREADS_H

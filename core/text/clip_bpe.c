@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_bpe.c - SimpleTokenizer.bpe on vocabulary ids.
  *
  * The official loop: take the adjacent pair with the lowest merge rank, merge

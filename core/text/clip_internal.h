@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_internal.h - the loaded CLIP vocabulary and the steps of encode. */
 #ifndef SAMC_TEXT_CLIP_INTERNAL_H
 #define SAMC_TEXT_CLIP_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_tokenizer.c - SimpleTokenizer.__call__(text, context_length). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_tokenizer.h - the SAM 3 text tokenizer (sam3/model/tokenizer_ve.py,
  * SimpleTokenizer, an OpenAI CLIP copy), reproduced exactly.
  *

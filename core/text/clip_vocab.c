@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clip_vocab.c - load bpe_simple_vocab_16e6.txt.gz as SimpleTokenizer.__init__
  * does: gunzip, decode UTF-8, split at "\n", merges = lines 1 .. 48894, each
  * split on whitespace; vocabulary = 256 byte characters, the same with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ftfy_badness.c - ftfy's mojibake detectors on the profile's tables:
  * badness.is_bad (BADNESS_RE.search), chardata.UTF8_DETECTOR_RE and
  * fixes.decode_inconsistent_utf8.

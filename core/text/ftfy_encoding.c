@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ftfy_encoding.c - ftfy's fix_encoding: re-read mojibake through the
  * single-byte codecs of the profile (ftfy/__init__.py
  * _fix_encoding_one_step_and_explain), with the byte-level transcoders of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ftfy_fix_text.c - ftfy.fix_text with the default TextFixerConfig, the
  * driver and the character-level fixers (ftfy/__init__.py fix_text,
  * fix_and_explain; ftfy/fixes.py).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ftfy_profile.h - ftfy.fix_text as the official tokenizer calls it
  * (TextFixerConfig defaults), and the data of one ftfy version.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* html_unescape.c - Python's html.unescape on UTF-32 text.
  *
  * The module's pattern is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* html_unescape.h - Python's html.unescape (Lib/html/__init__.py, HTML5
  * rules): named references from html.entities.html5 with and without ';'
  * (the longest known prefix of an unknown name), decimal and hexadecimal

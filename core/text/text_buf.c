@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text_buf.c - growable UTF-32 / byte strings and table look-ups. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text_clean.c - the "lower" cleaning of tokenizer_ve.py:
  *
  *   whitespace_clean(basic_clean(text)).lower()

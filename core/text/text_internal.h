@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text_internal.h - shared pieces of the SAM 3 text tokenizer (core/text/).
  *
  * Text is processed as UTF-32 (samc__ustr), the way the official tokenizer

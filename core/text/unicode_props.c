@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* unicode_props.c - Unicode predicates of the official tokenizer on top of
  * libutf8proc (see unicode_props.h for the two views). */
 #include "core/text/unicode_props.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* unicode_props.h - the Unicode predicates of the official tokenizer, in the
  * two Unicode versions it mixes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* utf8.c - UTF-8 decoding as Python does it (strict, and "surrogatepass"
  * for the caller's text) and encoding. */
 #include "core/text/text_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* isa_kernels.h - what the per-level sources of fast/isa/ share. Each of
  * them is compiled once per level (CMake: -march=x86-64-v2|v3|v4, aarch64's
  * NEON) with SAMC_ISA_SUFFIX naming the level, so the functions one level

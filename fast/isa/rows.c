@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rows.c - the row and element-wise kernels of one level: LayerNorm,
  * GELU(erf), ReLU, sigmoid, add, scale, the scaled softmax and attention's
  * online-softmax step, transpose, dot products, and the loops of the bodies

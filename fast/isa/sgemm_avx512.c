@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_avx512.c - the fp32 GEMM of level v4: C (M x N) = act(R + bias +
  * A (M x K) B (K x N)), B packed in FAST_NR-column panels (sgemm.c is the
  * driver: buffers, K blocks, the entry points).

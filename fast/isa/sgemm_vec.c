@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_vec.c - the fp32 GEMM of every level below AVX-512 (v3: AVX2+FMA,
  * v2: SSE4.2, aarch64: NEON), on simd.h's vectors: C (M x N) = act(R + bias
  * + A (M x K) B (K x N)), B packed in FAST_NR-column panels exactly as

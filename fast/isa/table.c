@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* table.c - this level's samc__fast_isa (fast/isa.h): the kernels its
  * compilation of fast/isa/ holds, as samc__fast_isa_<level>. */
 #include "fast/isa/isa_kernels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv2d.c - nn.Conv2d as a layer (conv_s0/s1, mask_downsample, memory
  * encoder projections) on the GEMM-based kernel of fast/conv.c. */
 #include "core/base/error.h"

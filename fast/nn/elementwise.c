@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise.c - the element-wise glue kinds, threaded over blocks of
  * whole rows (the same float operation per element as ref). */
 #include <omp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layer_norm.c - nn.LayerNorm over the last dimension as a layer. */
 #include "core/base/error.h"
 #include "fast/fast.h"

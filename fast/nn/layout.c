@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.c - the layout glue kinds on the blocked, threaded copies of
  * core/nn/layout.c (whole cache lines on both sides; exact). */
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sine_pe.c - PositionEmbeddingSine as a layer: the shared float32 code
  * (core/nn/position_encoding.c) once, copied over the batch; small next
  * to the layers around it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fpn_neck.c - FpnNeck.forward (backbones/image_encoder.py), fast body.
  * Lateral 1x1 convs as sgemm over pixel panels; the top-down x2 upsample
  * (nearest or bilinear, as ref/sam2/fpn_neck.c, same float steps) added in one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera.c - PatchEmbed and MultiScaleBlock (backbones/utils.py,
  * backbones/hieradet.py), fast bodies. Same results as ref/sam2/hiera.c; the
  * structure differs:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* preprocess.c - SAM2Transforms' preprocess (ToTensor, antialiased Resize,
  * Normalize) and the video loader's frame transform, fast bodies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder.c - sam3/model/decoder.py, fast bodies: TransformerDecoderLayer.
  * forward (no DAC: the presence token prepended with a zero query position
  * and a zero bias row, self-attention, text cross-attention, image

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* encoder.c - sam3/model/encoder.py TransformerEncoderLayer.forward_pre (the
  * fusion encoder's and the geometry encoder's layer), fast body. Rows of
  * one batch element are read in place (seq-first rows are B*C apart), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fast_sam3.h - what the fast/ bodies of the SAM 3 kinds share (the
  * bodies themselves are declared in fast/fast_ops.h; contracts in
  * core/models/sam3/sam3_layers.h). */

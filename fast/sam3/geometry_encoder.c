@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* geometry_encoder.c - SequenceGeometryEncoder's prompt encoding
  * (sam3/model/geometry_encoders.py: _encode_points, _encode_boxes, the CLS
  * token, concat_padded_sequences, final_proj + norm), fast body.

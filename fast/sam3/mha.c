@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mha.c - nn.MultiheadAttention (F.multi_head_attention_forward, no
  * dropout) for one batch element on fast's kernels: the q/k/v projections
  * and out_proj as GEMMs, the fused attention kernel with the additive mask

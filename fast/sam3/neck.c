@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* neck.c - one branch of sam3/model/necks.py Sam3DualViTDetNeck.convs, fast
  * body: ConvTranspose2d(k2, s2) (the one of SAM 2's output upscaling too),
  * GELU between the two of the 4x branch, MaxPool for 0.5x, then conv_1x1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* processor.c - Sam3Processor's transform and the tail of _forward_grounding,
  * fast bodies: the shared core/nn resize helpers (torch 1.13's exact
  * sampling) run per channel or per mask over threads; the scores and boxes

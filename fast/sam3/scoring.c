@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scoring.c - sam3/model/model_misc.py DotProductScoring, fast body: the
  * prompt through prompt_mlp (MLP, residual, out_norm), mean-pooled over
  * its valid tokens, both projections as GEMMs, the scaled dot product
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/sam3/mean_pool_text.h"
 #include "fast/fast.h"
 #include "fast/sam3/fast_sam3.h"
 
@@ -40,19 +42,8 @@ samc_status samc_fast_sam3_dot_scoring(samc_ctx *ctx, const samc_sam3_scoring *s
     } else if (!st) {
         memcpy(p, prompt->data, (size_t)(rows * D) * sizeof *p);
     }
-    for (int b = 0; b < B && !st; b++) { /* mean_pool_text: valid tokens / clamp(#valid, min=1) */
-        double nvalid = 0;
-        for (int t = 0; t < T; t++)
-            nvalid += prompt_mask->data[(int64_t)b * T + t] == 0.0f;
-        const float nv = (float)(nvalid < 1.0 ? 1.0 : nvalid);
-        for (int c = 0; c < D; c++) {
-            double acc = 0;
-            for (int t = 0; t < T; t++)
-                if (prompt_mask->data[(int64_t)b * T + t] == 0.0f)
-                    acc += p[((int64_t)t * B + b) * D + c];
-            pooled[(int64_t)b * D + c] = (float)acc / nv;
-        }
-    }
+    for (int b = 0; b < B && !st; b++)
+        samc_sam3_mean_pool_text(p, prompt_mask->data, T, B, D, b, pooled + (int64_t)b * D);
     if (!st) {
         samc__fast_linear_x(ctx, nt, pooled, D, B, &s->prompt_proj, pp, P, 0); /* prompt_proj(pooled) */
         samc__fast_linear_x(ctx, nt, hs->data, D, hrows, &s->hs_proj, ph, P, 0); /* hs_proj(hs) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segmentation.c - sam3/model/maskformer_segmentation.py, fast bodies:
  * the prompt cross-attention on the encoder memory (fast/sam3/mha.c, the
  * residual fused into out_proj), PixelDecoder (nearest upsample + add,

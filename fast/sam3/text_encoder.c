@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text_encoder.c - sam3/model/text_encoder_ve.py, fast bodies: the token
  * embedding, ResidualAttentionBlock (the attention is fast/sam3/mha.c, the
  * residual adds fused into out_proj and the second MLP GEMM), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vit.c - sam3/model/vitdet.py PatchEmbed and Block, fast bodies. The same
  * results as ref/sam3/vit.c within float32 rounding; the structure differs:
  *   - the patch embedding is SAM 2's (fast/sam2/hiera.c: im2col rows times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mask_decoder.c - MaskDecoder.predict_masks after the transformer
  * (sam/mask_decoder.py), fast body: the two ConvTranspose2d(k=2, s=2) of
  * output_upscaling on fast/conv.c (samc__fast_conv_t2d), LayerNorm2d and

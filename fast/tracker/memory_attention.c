@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_attention.c - fast body of memory_attention.MemoryAttentionLayer
  * with sam.transformer.RoPEAttention (modeling/memory_attention.py,
  * modeling/sam/transformer.py). Same steps as ref/tracker/memory_attention.c:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_encoder.c - fast bodies of memory_encoder.MaskDownSampler and
  * memory_encoder.CXBlock (modeling/memory_encoder.py), and the mask
  * transform before them. Same steps as ref/tracker/memory_encoder.c:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* postprocess.c - the resize of SAM2Transforms.postprocess_masks, fast body:
  * the plain bilinear resize re-implemented with threads over output rows;
  * the arithmetic is core/nn/resize_bilinear.c's, step for step (double

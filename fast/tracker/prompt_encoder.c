@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt_encoder.c - PromptEncoder.forward and get_dense_pe, fast bodies.
  *
  * The Fourier features keep ref's float32 angle (PyTorch's order, see

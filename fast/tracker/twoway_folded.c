@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* twoway_folded.c - the two-way transformer's cross attentions between a
  * few tokens (Nq, ~8) and the image (Nk = 4096 at 1024) with the image-side
  * projections folded into the token side. Attention.forward computes

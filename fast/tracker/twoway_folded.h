@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* twoway_folded.h - the fast two-way transformer's folded cross attentions
  * (twoway_folded.c), shared with tests/test_twoway_fold.c. */
 #ifndef SAMC_FAST_TRACKER_TWOWAY_FOLDED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* twoway_transformer.c - TwoWayAttentionBlock.forward and the TwoWayTransformer tail
  * (sam/transformer.py), fast bodies: projections as threaded sgemm over
  * token rows, multi-head attention by (head, row block) tasks

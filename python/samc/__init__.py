@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """samc: Segment Anything 2 and 3 in C, from Python.
 
 The official classes over the C library (docs/python.md):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The compiled binding (samc._samc_cffi) and what every class uses with it:
 errors from a samc_error, the Python side of the C callbacks, the guard
 around long calls (interruption, exceptions raised in callbacks), and numpy

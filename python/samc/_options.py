@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The keyword arguments every samc class takes beside the official ones:
 which implementation runs, on how many threads, per-layer overrides, and a
 progress callback."""

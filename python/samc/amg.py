@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2AutomaticMaskGenerator over samc_amg_generate_masks (include/samc_amg.h).
 
     generator = samc.SAM2AutomaticMaskGenerator(model, points_per_side=32)

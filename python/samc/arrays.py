@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks of the arrays given to samc, and the array type of the results that
 the official classes return as torch tensors.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """samc over a dataset: one task (automatic masks, SAM 3 concepts, or prompted
 segmentation) mapped over a list of images, serially or on a Dask distributed
 cluster (docs/python.md, "A dataset on a cluster").

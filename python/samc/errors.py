@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The exceptions samc raises: one class per kind of samc_status, each also
 an instance of the built-in exception a Python user would catch for it
 (OSError for files, ValueError for bad content or arguments, ...).

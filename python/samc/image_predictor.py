@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2ImagePredictor over samc_predictor (include/samc.h, samc_amg.h).
 
     predictor = samc.SAM2ImagePredictor(samc.build_sam2(cfg, "sam2.1_hiera_tiny.pt"))

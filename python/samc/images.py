@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Image files through the library's own decoders (the ones the samc
 command uses: libjpeg-turbo, decoding JPEG as Pillow does, and stb_image)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A loaded model (either family) and the official builder functions.
 
     model = samc.build_sam2("configs/sam2.1/sam2.1_hiera_t.yaml", "sam2.1_hiera_tiny.pt")

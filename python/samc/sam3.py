@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sam3Processor over samc_sam3_processor (include/samc_sam3.h).
 
     model = samc.build_sam3_image_model(bpe_path="bpe_simple_vocab_16e6.txt.gz", checkpoint_path="sam3.pt")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2VideoPredictor over samc_tracker (include/samc.h).
 
     predictor = samc.build_sam2_video_predictor("sam2.1_hiera_t", "sam2.1_hiera_tiny.pt")

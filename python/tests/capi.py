@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C API called directly through the binding's lib, with no samc class
 in between: the oracle of the bit-for-bit tests (what a C program calling
 include/samc.h gets)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the Python tests: the repository's committed dumps,
 read with h5py (every file closed before samc opens it: HDF5 refuses a second
 open of a file with other access settings), and the tolerances of the parity

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A script written against the official Python API (the calls of the
 sam2 and sam3 READMEs and notebooks: image_predictor_example.ipynb,
 automatic_mask_generator_example.ipynb, video_predictor_example.ipynb,

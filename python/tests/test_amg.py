@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2AutomaticMaskGenerator on the committed generator dumps (every
 official parameter as the dump recorded it): the official records within the
 harness rules, and the C API's records exactly."""

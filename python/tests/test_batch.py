@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """samc.batch over a small dataset: a LocalCluster of several workers gives
 the serial run's results; a worker killed mid-run loses nothing that had
 finished; a restart skips what is done; a bad image is recorded and the run

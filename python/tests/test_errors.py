@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bad input raises a clear Python exception carrying samc's message (or the
 package's own check, before anything is computed); nothing crashes."""
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SAM2ImagePredictor on the committed image dumps: the official outputs
 within the harness tolerance, the C API's bit for bit, the official shapes
 and dtypes for single and batched prompts."""

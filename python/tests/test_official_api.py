@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The official API's calls, unchanged, on samc's classes: official_api_script.py
 run as a user runs a script."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the binding does around the C calls: the GIL released while samc
 computes, Ctrl-C and exceptions from callbacks turned into Python exceptions
 once the call has returned, the library's log in `logging`."""

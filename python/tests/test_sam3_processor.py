@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sam3Processor on the committed SAM 3 dumps: each prompt session's
 results within the harness tolerance of the official ones and equal to the
 C API's; the state dict as the official processor leaves it."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv2d.c - nn.Conv2d as a layer (conv_s0 / conv_s1 of the mask decoder,
  * mask_downsample, the memory encoder projections). */
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise.c - the element-wise glue kinds: a + scale * b, and a
  * per-channel vector added to every position. */
 #include "core/base/error.h"

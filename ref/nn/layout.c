@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.c - the layout glue kinds: transpose(0, 1), permute(0, 3, 1, 2)
  * and flatten(2).permute(0, 2, 1) (with a fused sum), as plain loops. */
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mlp.c - sam2_utils.MLP on rows as a layer (obj_ptr_proj, SAM 3's heads). */
 #include "core/base/error.h"
 #include "ref/prims.h"

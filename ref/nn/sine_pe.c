@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sine_pe.c - PositionEmbeddingSine as a layer: the shared float32 code
  * (core/nn/position_encoding.c), repeated over the batch. */
 #include "ref/ref_ops.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fpn_neck.c - FpnNeck.forward (sam2/modeling/backbones/image_encoder.py).
  *
  * xs[i] is the trunk output of level i, high -> low resolution. The loop runs

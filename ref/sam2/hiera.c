@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera.c - the Hiera trunk layers, plain scalar loops.
  *
  * Mirrors sam2/modeling/backbones/utils.py (PatchEmbed, window_partition,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* preprocess.c - SAM2Transforms.__call__ (sam2/utils/transforms.py) for the
  * image predictor: ToTensor, Resize((size, size)), Normalize. */
 #include <stdlib.h>

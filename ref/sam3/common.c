@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c - helpers shared by the SAM 3 ref bodies: nn.MultiheadAttention
  * (its heads on ref/prims.c's attention core), seq-first / batch-first row
  * access, GroupNorm. */

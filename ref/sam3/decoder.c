@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder.c - sam3/model/decoder.py: TransformerDecoderLayer.forward (no
  * DAC: eval mode) and the per-layer pieces of TransformerDecoder.forward:
  * the query position (gen_sineembed_for_position + ref_point_head), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* encoder.c - sam3/model/encoder.py TransformerEncoderLayer.forward_pre (the
  * layer of the fusion encoder and of the geometry encoder). */
 #include <stdlib.h>

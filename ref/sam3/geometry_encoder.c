@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* geometry_encoder.c - sam3/model/geometry_encoders.py
  * SequenceGeometryEncoder.forward up to its transformer layers:
  * _encode_points, _encode_boxes, the CLS token, concat_padded_sequences and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* neck.c - one branch of sam3/model/necks.py Sam3DualViTDetNeck.convs:
  *   scale 4:   ConvTranspose(k2 s2) -> GELU -> ConvTranspose(k2 s2)
  *   scale 2:   ConvTranspose(k2 s2)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* processor.c - sam3/model/sam3_image_processor.py Sam3Processor: the
  * transform of set_image and the tail of _forward_grounding. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ref_sam3.h - the helpers the ref/ bodies of the SAM 3 kinds share (the
  * bodies themselves are declared in ref/ref_ops.h; contracts in
  * core/models/sam3/sam3_layers.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scoring.c - sam3/model/model_misc.py DotProductScoring.forward with its
  * prompt_mlp (model_misc.MLP: ReLU between layers, residual, out_norm). */
 #include <math.h>
@@ -5,6 +6,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/sam3/mean_pool_text.h"
 #include "ref/prims.h"
 #include "ref/sam3/ref_sam3.h"
 
@@ -47,18 +49,7 @@ samc_status samc_ref_sam3_dot_scoring(samc_ctx *ctx, const samc_sam3_scoring *s,
         memcpy(p, prompt->data, (size_t)(rows * D) * sizeof *p);
     }
     for (int b = 0; b < B; b++) {
-        /* mean_pool_text: sum of valid tokens / clamp(#valid, min=1) */
-        double nvalid = 0;
-        for (int t = 0; t < T; t++)
-            nvalid += prompt_mask->data[(int64_t)b * T + t] == 0.0f;
-        const float nv = (float)(nvalid < 1.0 ? 1.0 : nvalid);
-        for (int c = 0; c < D; c++) {
-            double acc = 0;
-            for (int t = 0; t < T; t++)
-                if (prompt_mask->data[(int64_t)b * T + t] == 0.0f)
-                    acc += p[((int64_t)t * B + b) * D + c];
-            pooled[c] = (float)acc / nv;
-        }
+        samc_sam3_mean_pool_text(p, prompt_mask->data, T, B, D, b, pooled);
         samc_ref_linear(pooled, 1, &s->prompt_proj, pp + (int64_t)b * P); /* prompt_proj(pooled) */
     }
     for (int l = 0; l < Ly; l++)

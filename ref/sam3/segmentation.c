@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segmentation.c - sam3/model/maskformer_segmentation.py:
  * UniversalSegmentationHead's prompt cross-attention on the encoder memory,
  * PixelDecoder.forward, and the heads (instance_seg_head, MaskPredictor's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text_encoder.c - sam3/model/text_encoder_ve.py: TextTransformer (token and
  * positional embeddings, ResidualAttentionBlock, ln_final, text_projection)
  * and VETextEncoder's resizer. The transformer is batch-first (B, L, W). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vit.c - sam3/model/vitdet.py: PatchEmbed, the embedding part of
  * ViT.forward (get_abs_pos with tiling, ln_pre), Block and Attention with
  * 2-D axial RoPE. The ViT works in BHWC: a token is a row of channels. */

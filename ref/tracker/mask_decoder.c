@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mask_decoder.c - sam/mask_decoder.py: MaskDecoder.predict_masks after the
  * transformer: output upscaling, hypernetwork MLPs, masks, IoU and object
  * score heads. hs rows are [obj_score (if pred_obj_scores), iou, mask tokens,

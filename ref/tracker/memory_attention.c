@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_attention.c - ref body of memory_attention.MemoryAttentionLayer
  * with sam.transformer.RoPEAttention (modeling/memory_attention.py,
  * modeling/sam/transformer.py, position_encoding.py). */

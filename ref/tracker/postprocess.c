@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* postprocess.c - the resize of SAM2Transforms.postprocess_masks
  * (sam2/utils/transforms.py): F.interpolate(masks, orig_hw, mode="bilinear",
  * align_corners=False), a single step from the low-res logits to the original

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt_encoder.c - sam/prompt_encoder.py: PromptEncoder.forward and
  * get_dense_pe, with position_encoding.py: PositionEmbeddingRandom (the
  * sparse tokens: core/models/tracker/prompt_points.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* twoway_transformer.c - sam/transformer.py: TwoWayAttentionBlock.forward,
  * the tail of TwoWayTransformer.forward, and their Attention. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_inputs.c - see amg_inputs.h. */
 #include "amg_inputs.h"
 

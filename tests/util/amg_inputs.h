@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* amg_inputs.h - inputs and expected values of the core/amg tests.
  *
  * tools/make_amg_testdata.py computes the expected values with the official

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_run.c - the `samc` command run from a test (cli_run.h). */
 #include "util/cli_run.h"
 

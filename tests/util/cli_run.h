@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_run.h - running the built `samc` command from a test, as a user would
  * (stdout and stderr captured to files, so stderr is not a terminal). */
 #ifndef SAMC_TESTS_CLI_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fault_impl.c - a test-only implementation, "fault": every body it wraps
  * runs the fast body and then plants a fault of relative size tu_fault_size
  * in each output: its element 0 moved by tu_fault_size x max|output| (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fault_impl.h - the test-only "fault" implementation (fault_impl.c). */
 #ifndef SAMC_TESTS_FAULT_IMPL_H
 #define SAMC_TESTS_FAULT_IMPL_H

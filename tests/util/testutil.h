@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* testutil.h - small generic helpers shared by the cmocka tests.
  *
  * Paths: SAMC_SOURCE_DIR / SAMC_BINARY_DIR come from CTest; when a test is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // browser_test.mjs - samc serve's page in a real browser: headless Chromium
 // (Debian's) driven by playwright-core clicks, drags and types on the page
 // against a `samc serve` running the bundled tiny models, and checks the DOM

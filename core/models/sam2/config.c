@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config.c - derived trunk layout and consistency checks. */
 #include "core/models/sam2/config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config.h - SAM 2 / 2.1 model configuration.
  *
  * One struct holds everything the official YAML `model:` section (plus the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config_defaults.c - official constructor defaults and the built-in presets.
  *
  * Defaults are those of the official classes (hieradet.Hiera.__init__,

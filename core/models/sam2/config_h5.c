@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config_h5.c - the config of a parity dump (/model attribute config_json),
  * so a dump can serve as a checkpoint + config pair. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config_internal.h - shared between the config sources. */
 #ifndef SAMC_CORE_CONFIG_INTERNAL_H
 #define SAMC_CORE_CONFIG_INTERNAL_H

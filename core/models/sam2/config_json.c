@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config_json.c - the official `model:` YAML section, as JSON, into
  * samc_sam2_config. Keys absent from the JSON keep the constructor defaults
  * (config_defaults.c); keys of the wrong type are errors naming the key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera_geometry.c - MultiScaleBlock.forward's shapes (hieradet.py:
  * window_partition / window_unpartition, do_pool). */
 #include "core/models/sam2/hiera_geometry.h"

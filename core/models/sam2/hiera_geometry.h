@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera_geometry.h - MultiScaleBlock.forward's shapes (windows, q-pooling,
  * padding) and the cases the official code cannot run, shared by the ref and
  * fast bodies so they refuse and tile exactly alike. */

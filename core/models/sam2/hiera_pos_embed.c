@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera_pos_embed.c - Hiera._get_pos_embed (sam2/modeling/backbones/hieradet.py). */
 #include "core/models/sam2/hiera_pos_embed.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hiera_pos_embed.h - hieradet.py: Hiera._get_pos_embed. */
 #ifndef SAMC_CORE_HIERA_POS_EMBED_H
 #define SAMC_CORE_HIERA_POS_EMBED_H

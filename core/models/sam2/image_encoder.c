@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_encoder.c - SAM 2's ImageEncoder part: the Hiera trunk and the FPN
  * neck (sam2/modeling/backbones/hieradet.py, image_encoder.py), mounted
  * at "image_encoder": its rows, weights, forward, isolated runners and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_detect.c - which built-in preset a checkpoint is, from its shapes. */
 #include <stdio.h>
 #include <string.h>

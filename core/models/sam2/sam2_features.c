@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_features.c - SAM 2 as the tracker's feature source: set_image and
  * the video's frames through @preprocess, the Hiera + FPN image encoder
  * and the tracker's own features (conv_s0/s1, no_mem_embed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_hf.c - SAM 2 checkpoints in the transformers format (the hub's
  * model.safetensors beside the official .pt): the key map of transformers'
  * converters (src/transformers/models/sam2/convert_sam2_to_hf.py and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_layers.h - the layer kinds of SAM 2's own image encoder (Hiera trunk,
  * FPN neck, SAM2Transforms): weight records, one signature per kind, and
  * the ops table every implementation fills (core/runtime/impl.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_model.c - the SAM 2 family: its parts at their roots, loading (the
  * config, one walk over the state_dict that checks and binds every part's
  * weights). */

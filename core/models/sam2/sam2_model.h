@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_model.h - the SAM 2 family: its model (weights, config, the image
  * encoder and the tracker, shared read-only by any number of uses), the
  * mount table that names every part at its official root, and SAM 2's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_preprocess.c - @preprocess, SAM 2's input transform as a part with
  * one row (mounted at the top): SAM2Transforms for set_image, the video
  * loader's transform for frames (ref/sam2/preprocess.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_random.c - seeded random weights for a config (benchmarks, op tests:
  * real-size models without a checkpoint). */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_transforms.c - the video loader's frame preprocessing
  * (sam2/utils/misc.py). */
 #include "core/models/sam2/sam2_transforms.h"

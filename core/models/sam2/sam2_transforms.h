@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam2_transforms.h - the video loader's frame transform, shared by the ref
  * and fast bodies of @preprocess (video). */
 #ifndef SAMC_MODELS_SAM2_TRANSFORMS_H

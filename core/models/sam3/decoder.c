@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder.c - the decoder part (sam3/model/decoder.py TransformerDecoder:
  * box-refining DETR layers with a presence token and box-relative position
  * bias), mounted at "transformer.decoder": rows, weights, forward, isolated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fusion_encoder.c - the fusion encoder part (sam3/model/encoder.py
  * TransformerEncoderFusion: the image tokens attend to themselves and to
  * the prompt), mounted at "transformer.encoder": rows, weights, forward,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* geometry_encoder.c - the geometry encoder part (sam3/model/
  * geometry_encoders.py SequenceGeometryEncoder: point and box prompts
  * encoded, then a few TransformerEncoderLayers over the image features),

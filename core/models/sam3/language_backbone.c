@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* language_backbone.c - the language backbone part (sam3/model/
  * text_encoder_ve.py VETextEncoder: the TextTransformer and the resizer),
  * mounted at "backbone.language_backbone", and its tokenizer's function

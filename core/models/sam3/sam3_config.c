@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config.c - the typed SAM 3 config (sam3_config.h): its sources (a
  * tree, JSON text, a file, the built-in release), each read by
  * sam3_config_json.c and validated here (every bound the model's arrays

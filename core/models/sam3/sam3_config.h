@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config.h - the SAM 3 image model's configuration, typed.
  *
  * One struct holds everything the official `_target_` tree of the image

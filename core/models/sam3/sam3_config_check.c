@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config_check.c - the JSON-level checks of a SAM 3 config that a
  * reader (today's path lookups in sam3_model.c, a typed reader tomorrow)
  * runs before it reads a value:

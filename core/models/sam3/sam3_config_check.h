@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config_check.h - JSON-level checks of a SAM 3 config before any value
  * is read (core/models/sam3/sam3_config_check.c). */
 #ifndef SAMC_CORE_SAM3_CONFIG_CHECK_H

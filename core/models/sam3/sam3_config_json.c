@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_config_json.c - the Sam3Image `_target_` tree into samc_sam3_config
  * (sam3_config.h; samc__sam3_config_read: sam3_config.c validates), read once: each section with its official class's
  * constructor defaults (facebookresearch/sam3 @ 99d02f28: vitdet.ViT,

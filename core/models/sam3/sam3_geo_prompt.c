@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_geo_prompt.c - see sam3_geo_prompt.h. */
 #include "core/models/sam3/sam3_geo_prompt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_geo_prompt.h - what the ref and fast bodies of the geometry prompt
  * encoding (`geo_prompt`, sam3_layers.h; SequenceGeometryEncoder in
  * sam3/model/geometry_encoders.py) share: the shape contract, the label

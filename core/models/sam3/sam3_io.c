@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_io.c - recorded inputs and output slots of the SAM 3 isolated
  * runners (sam3_io.h). */
 #include "core/models/sam3/sam3_io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_io.h - what the isolated runners of the SAM 3 parts share: one
  * run's recorded inputs read by name (released together at the end) and
  * its output slots. Every call is a no-op once the run has failed, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_layers.h - the layer kinds of the SAM 3 image model (the detector
  * of sam3.pt): weight records, one signature per kind, and the ops table
  * every implementation fills (core/runtime/impl.h, SAMC_OPS_SAM3). The

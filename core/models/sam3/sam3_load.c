@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_load.c - a SAM 3 image model from a checkpoint: the released sam3.pt
  * layout (detector.* and tracker.* keys, zip or .safetensors), with the
  * config from a file or the built-in release.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_model.c - loading the SAM 3 image model: its typed config
  * (sam3_config.h, validated) and one walk over the state_dict
  * (core/runtime/statedict.h), each part's keys relative to its root, that

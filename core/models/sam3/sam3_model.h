@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_model.h - a loaded SAM 3 image model: its parts (sam3_parts.h), each
  * bound by the one state_dict walk over its root (sam3_model.c), and the
  * family that mounts them.

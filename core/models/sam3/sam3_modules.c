@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_modules.c - the weights of modules several SAM 3 parts hold
  * (sam3_modules.h). */
 #include "core/models/sam3/sam3_modules.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_modules.h - the weights of the modules several SAM 3 parts hold:
  * nn.MultiheadAttention with its packed in_proj (text blocks, the DETR
  * layers, the segmentation head) and encoder.TransformerEncoderLayer (the

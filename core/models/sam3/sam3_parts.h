@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_parts.h - the parts of the SAM 3 image model (the detector of
  * sam3.pt), each in its own file with its rows (named relative to its
  * root), its weights (described over relative keys from its typed config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_predict.c - Sam3Processor's image path on the parts' forwards
  * (sam3_predict.h): the inputs each forward takes are assembled the way
  * Sam3Image.forward_grounding does (_encode_prompt, _run_encoder,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_predict.h - Sam3Processor's image path (sam3/model/sam3_image_processor.py)
  * on the parts' forwards (sam3_parts.h): set_image, the text encoding, and
  * one grounding (Sam3Image.forward_grounding + the processor's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_preset.c - the released SAM 3 image model's `_target_` tree (what
  * build_sam3_image_model passes, recorded from facebookresearch/sam3@99d02f28c8d3 by
  * tools/sam3_preset.py --c; do not edit by hand). sam3.pt holds the weights

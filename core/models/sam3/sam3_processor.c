@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_processor.c - Sam3Processor's transforms as two parts mounted at the
  * top (sam3/model/sam3_image_processor.py): @preprocess (the image to the
  * model's input) and @postprocess (_forward_grounding's thresholding, box

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam3_random.c - seeded random weights for a SAM 3 config (benchmarks,
  * op tests: real-size models without a checkpoint). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scoring.c - the scoring head part (sam3/model/model_misc.py
  * DotProductScoring: each query against the mean-pooled prompt), mounted
  * at "dot_prod_scoring": its row, weights, forward, isolated runner and

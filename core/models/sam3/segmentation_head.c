@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* segmentation_head.c - the segmentation head part (sam3/model/
  * maskformer_segmentation.py UniversalSegmentationHead: the encoder's
  * visual tokens attend to the prompt, the PixelDecoder upsamples them with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vision_backbone.c - the vision backbone part (sam3/model/necks.py
  * Sam3DualViTDetNeck with its vitdet.ViT trunk), mounted at
  * "backbone.vision_backbone": its rows, weights (trunk, convs and the

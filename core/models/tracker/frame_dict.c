@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame_dict.c - insertion-ordered frame map (small: linear search). */
 #include "core/models/tracker/frame_dict.h"
 

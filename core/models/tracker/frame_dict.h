@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame_dict.h - an insertion-ordered map frame_idx -> per-frame output,
  * with Python dict semantics (assigning an existing key keeps its place;
  * pop + assign moves it to the end), because the official memory bank

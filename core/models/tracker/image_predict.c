@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_predict.c - SAM2ImagePredictor.predict on computed features. */
 #include <math.h>
 #include <stdio.h>

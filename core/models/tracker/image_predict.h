@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_predict.h - SAM2ImagePredictor.predict (and SAM 3's predict_inst,
  * the same SAM 1 task) on the tracker's SAM heads: prompts in image
  * pixels, masks at the image size (image_predict.c); batches of prompts in

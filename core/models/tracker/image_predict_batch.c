@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_predict_batch.c - SAM2ImagePredictor._predict on a batch of prompts
  * (sam2_image_predictor.py): box corners prepended to the points (labels 2,
  * 3), one prompt-encoder pass for the (B, N, 2) tensors, one mask-decoder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_predict_batch.h - SAM2ImagePredictor._predict with a batch of
  * prompts: B prompts on one image's features in one prompt-encoder and one
  * mask-decoder pass (repeat_image when B > 1), as predict_batch and

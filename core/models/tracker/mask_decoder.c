@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mask_decoder.c - the MaskDecoder part with its TwoWayTransformer
  * (sam2/modeling/sam/mask_decoder.py, transformer.py): its rows (relative
  * to its root: "sam_mask_decoder", "tracker.sam_mask_decoder"), weights,

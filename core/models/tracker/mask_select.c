@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mask_select.c - MaskDecoder.forward's choice of masks, IoUs and output
  * tokens (sam/mask_decoder.py), with _dynamic_multimask_via_stability. */
 #include "core/models/tracker/mask_select.h"

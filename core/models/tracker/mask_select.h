@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mask_select.h - the output selection of sam/mask_decoder.py:
  * MaskDecoder.forward after predict_masks, including
  * _dynamic_multimask_via_stability, shared by every ops table.

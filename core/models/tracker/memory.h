@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.h - the tracker's memory path, part by part: MemoryEncoder,
  * MemoryAttention, and the tracker's own object-pointer projections and
  * mask_downsample. Each forward takes the part instance it runs; the

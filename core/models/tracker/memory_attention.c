@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_attention.c - the MemoryAttention part (sam2/modeling/
  * memory_attention.py): its rows (relative to its root: "memory_attention"
  * in SAM 2, "tracker.transformer.encoder" in SAM 3), weights, forward,

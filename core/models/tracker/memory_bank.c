@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_bank.c - SAM2Base._prepare_memory_conditioned_features: the
  * memory tokens (conditioning frames, the previous num_maskmem-1 frames,
  * object pointers) and memory attention over them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_encoder.c - the MemoryEncoder part (sam2/modeling/memory_encoder.py):
  * its rows (relative to its root: "memory_encoder" in SAM 2,
  * "tracker.maskmem_backbone" in SAM 3), weights, forward, isolated runners

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* postprocess.c - @postprocess, a row of the tracker: the low-res masks to
  * the image (SAM2Transforms.postprocess_masks; hole and sprinkle filling
  * come before it) or to the video resolution (SAM2VideoPredictor.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt_encoder.c - the PromptEncoder part (sam2/modeling/sam/
  * prompt_encoder.py): its rows (relative to its root: "sam_prompt_encoder",
  * "tracker.sam_prompt_encoder"), weights, forwards, isolated runners and

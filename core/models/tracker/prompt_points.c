@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt_points.c - PromptEncoder._embed_points / _embed_boxes per token
  * (prompt_points.h). */
 #include "core/models/tracker/prompt_points.h"

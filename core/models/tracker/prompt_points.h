@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prompt_points.h - PromptEncoder's sparse embedding, one token at a time
  * (_embed_points with its padding point, _embed_boxes), in PyTorch's float32
  * order: every implementation's prompt encoder body builds its tokens with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sam_heads.h - the tracker's SAM heads, part by part: the PromptEncoder
  * (prompt_encoder.c), the MaskDecoder with its TwoWayTransformer
  * (mask_decoder.c), and @postprocess, the resize of the low-res masks to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* track_step.c - SAM2Base.track_step: SAM heads on the memory-conditioned
  * feature (or a mask prompt used as output), object pointer, and the new
  * memory (sam2/modeling/sam2_base.py). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* track_step.h - one tracking step of the tracker (SAM2Base.track_step and
  * what it calls): memory conditioning, SAM heads with object pointer, mask
  * prompts used as output, and memory encoding. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tracker.c - the tracker part itself (SAM2Base's own modules and
  * parameters, sam2/modeling/sam2_base.py): obj_ptr_proj, obj_ptr_tpos_proj,
  * mask_downsample, the temporal and no-memory embeddings, and the features

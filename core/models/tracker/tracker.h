@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tracker.h - the SAM 2 tracker as mountable parts: SAM2Base's SAM heads
  * (prompt encoder, mask decoder), memory encoder, memory attention and its
  * own parameters (object pointers, mask_downsample, temporal encodings).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tracker_config.h - the tracker's config section (SAM2Base and
  * SAM2VideoPredictor): typed, read once by the family that mounts the
  * tracker (SAM 2 from its model config, SAM 3 from the tracker half of its

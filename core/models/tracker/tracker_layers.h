@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tracker_layers.h - the layer kinds of the SAM 2 tracker (SAM2Base's SAM
  * heads and memory path), which SAM 2 mounts at its own roots and SAM 3 at
  * tracker.*: weight records, one signature per kind, and the ops table

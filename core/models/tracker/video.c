@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video.c - SAM2VideoPredictor's state machine (sam2_video_predictor.py):
  * objects, prompts, consolidated outputs, clearing, removal, reset. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video.h - the tracker's video predictor (SAM2VideoPredictor; SAM 3's
  * Sam3TrackerPredictor is the same state machine): objects with
  * point, box or mask prompts on any frame, propagation forward or in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_infer.c - per-frame work of the video predictor: the one-frame
  * feature cache, single-frame inference and the resize to video resolution. */
 #include <math.h>

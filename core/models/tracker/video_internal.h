@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_internal.h - the video predictor's state (inference_state),
  * shared by core/models/tracker/video*.c. */
 #ifndef SAMC_MODELS_TRACKER_VIDEO_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* video_propagate.c - propagate_in_video_preflight and
  * propagate_in_video (sam2_video_predictor.py). */
 #include <stdio.h>
