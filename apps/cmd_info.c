@@ -55,7 +55,7 @@ static int print_layers(samc_exec *xp, samc_status st, const samc_error *err)
         const char *whole = L->def->whole ? samc_kind_name(L->def->table, L->def->whole) : NULL;
         const bool other = L->impl && L->asked && L->impl != L->asked;
         fell_back += other && L->def->body;
-        printf("  %-44s %-24s %-12s %-6s%s%s%s\n", L->name, kind ? kind : "?", L->def->parity ? "parity point" : "",
+        printf("  %-44s %-24s %-12s %-6s%s%s%s\n", L->name, kind ? kind : "?", samc_layer_is_parity(L) ? "parity point" : "",
                L->def->body && L->impl ? L->impl->name : "", other ? " (fallback)" : "", L->whole_ops ? "  whole part: " : "",
                L->whole_ops && whole ? whole : "");
     }
@@ -94,8 +94,11 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
         return 1;
     }
     long long params = 0;
-    for (size_t i = 0; i < samc_weights_count(w); i++)
+    int tracker_keys = 0;
+    for (size_t i = 0; i < samc_weights_count(w); i++) {
         params += (long long)samc_numel(samc_weights_at(w, i));
+        tracker_keys += !strncmp(samc_weights_key(w, i), "tracker.", 8);
+    }
     static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
     const bool dump = samc_weights_get_format(w) == SAMC_WEIGHTS_H5;
     printf("file: %s\nfamily: SAM 3\nformat: %s%s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
@@ -113,10 +116,16 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
     printf("check: every key and shape matches the config (resolution %d, %d ViT blocks)\n", m->cfg.resolution,
            m->vision.n_blocks);
     printf("vocabulary: %s\n", m->language.tok ? "in the dump (/model/bpe_vocab_gz)" : "not included: segment needs --vocab FILE");
+    if (m->has_tracker) /* sam3.pt whole: the detector and the tracker */
+        printf("halves: detector and tracker (%d tracker.* tensors): concepts (segment --text), clicks (segment "
+               "--point: predict_inst)%s\n", tracker_keys, m->video.has_loop ? ", video (track --text)" : "");
+    else
+        printf("halves: detector only (no tracker.* weights): concepts; video and clicks need the whole sam3.pt\n");
     int rc = 0;
     if (layers) {
         samc_exec x;
-        rc = print_layers(&x, samc_sam3_exec_init(&x, m, NULL, &err), &err);
+        rc = print_layers(&x, m->video.has_loop ? samc_sam3_video_exec_init(&x, m, NULL, &err)
+                                                : samc_sam3_exec_init(&x, m, NULL, &err), &err);
     }
     samc_sam3_model_free(m);
     return rc;

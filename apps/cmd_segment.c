@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cmd_segment.h"
 #include "core/models/family.h"
+#include "samc_sam3.h"
 #include "core/base/error.h"
 #include "core/base/fileio.h"
 #include "core/io/image_io.h"
@@ -35,7 +36,7 @@ static samc_status parse_box(const char *v, float *box, bool *positive, samc_err
 
 enum {
     O_MODEL, O_CONFIG, O_IMAGE, O_OUT, O_POINT, O_BOX, O_MASK_INPUT, O_MULTIMASK, O_HOLE, O_SPRINKLE, O_TEXT,
-    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE, O_MASK_INDEX, O_RLE
+    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE, O_INST, O_MASK_INDEX, O_RLE
 };
 static const cli_option seg_options[] = {
     [O_MODEL] = {"model", 'm', "CKPT"},        [O_CONFIG] = {"config", 'c', "NAME|FILE"},
@@ -46,8 +47,8 @@ static const cli_option seg_options[] = {
     [O_TEXT] = {"text", 0, "TEXT"},            [O_VOCAB] = {"vocab", 0, "FILE"},
     [O_THRESHOLD] = {"threshold", 0, "T"},     [O_IMPL] = {"impl", 0, "NAME"},
     [O_OVERRIDE] = {"impl-override", 0, "LAYER=IMPL"}, [O_THREADS] = {"threads", 't', "N"},
-    [O_NONFINITE] = {"allow-nonfinite", 0, NULL}, [O_MASK_INDEX] = {"mask-index", 0, "K"},
-    [O_RLE] = {"rle", 0, "coco|uncompressed"},
+    [O_NONFINITE] = {"allow-nonfinite", 0, NULL}, [O_INST] = {"inst", 0, NULL},
+    [O_MASK_INDEX] = {"mask-index", 0, "K"},   [O_RLE] = {"rle", 0, "coco|uncompressed"},
 };
 
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
@@ -64,6 +65,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         switch (o) {
         case -2: return SAMC_ERR_ARG;
         case O_MULTIMASK: a->multimask = true; break;
+        case O_INST: a->inst = true; break;
         case O_NONFINITE: a->allow_nonfinite = true; break;
         case O_MODEL: a->model = v; break;
         case O_CONFIG: a->config = v; break;
@@ -213,6 +215,24 @@ typedef struct seg_timing {
     double load, set_image, predict;
 } seg_timing;
 
+/* The SAM 1 task on either family: SAM 2's image predictor, or SAM 3's
+ * predict_inst (the tracker's heads of sam3.pt) through its processor. */
+typedef struct sam1 {
+    samc_model *model;
+    samc_predictor *p;          /* SAM 2 */
+    samc_sam3_processor *p3;    /* SAM 3 */
+} sam1;
+
+static const char *sam1_config(const sam1 *s)
+{
+    return s->p ? samc_predictor_config_name(s->p) : samc_model_config_name(s->model);
+}
+static const char *sam1_impl(const sam1 *s) { return s->p ? samc_predictor_impl(s->p) : samc_sam3_processor_impl(s->p3); }
+static int sam1_threads(const sam1 *s)
+{
+    return s->p ? samc_predictor_threads(s->p) : samc_sam3_processor_threads(s->p3);
+}
+
 static cJSON *int_array(const int *v, int n)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -238,15 +258,17 @@ static samc_status masks_json(cJSON *parent, const seg_args *a, const seg_result
     return st;
 }
 
-static cJSON *result_json(const seg_args *a, const samc_predictor *p, const seg_result *res, int mask_used,
+static cJSON *result_json(const seg_args *a, const sam1 *s, const seg_result *res, int mask_used,
                           const seg_timing *t, samc_error *err)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "samc_version", samc_version());
     cJSON_AddStringToObject(r, "model", a->model);
-    cJSON_AddStringToObject(r, "config", samc_predictor_config_name(p));
-    cJSON_AddStringToObject(r, "impl", samc_predictor_impl(p));
-    cJSON_AddNumberToObject(r, "threads", samc_predictor_threads(p));
+    if (s->p3) /* SAM 3's predict_inst */
+        cJSON_AddStringToObject(r, "task", "predict_inst");
+    cJSON_AddStringToObject(r, "config", sam1_config(s));
+    cJSON_AddStringToObject(r, "impl", sam1_impl(s));
+    cJSON_AddNumberToObject(r, "threads", sam1_threads(s));
     cJSON_AddStringToObject(r, "image", a->image);
     cJSON_AddNumberToObject(r, "width", res->w);
     cJSON_AddNumberToObject(r, "height", res->h);
@@ -301,10 +323,10 @@ static cJSON *result_json(const seg_args *a, const samc_predictor *p, const seg_
     return r;
 }
 
-static samc_status write_json(const char *dir, const seg_args *a, const samc_predictor *p, const seg_result *res,
+static samc_status write_json(const char *dir, const seg_args *a, const sam1 *s, const seg_result *res,
                               int mask_used, const seg_timing *t, cli_outputs *outs, samc_error *err)
 {
-    cJSON *r = result_json(a, p, res, mask_used, t, err);
+    cJSON *r = result_json(a, s, res, mask_used, t, err);
     if (!r)
         return err->status ? err->status : SAMC_ERR_NOMEM;
     char *text = cJSON_Print(r);
@@ -346,23 +368,40 @@ static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
 {
     const char *fname = samc_family_name(fam);
     if (fam == SAMC_FAMILY_SAM3) {
-        const char *bad = a->n_points ? "--point" : a->mask_input ? "--mask-input" : a->multimask ? "--multimask"
-                        : a->has_hole_opts ? "--max-hole-area/--max-sprinkle-area" : NULL;
+        /* --point, --mask-input, --multimask or --inst: the SAM 1 task
+         * (predict_inst, a --box joins it as its box); else the concept
+         * detector (a --box alone is its exemplar unless --inst) */
+        const char *inst = a->n_points ? "--point" : a->mask_input ? "--mask-input" : a->multimask ? "--multimask"
+                         : a->inst ? "--inst" : NULL;
+        if (inst && (a->text || a->threshold >= 0))
+            return samc_fail(err, SAMC_ERR_ARG, "%s with %s: on a SAM 3 model --point, --box, --mask-input and "
+                             "--multimask run predict_inst (the SAM 1 task), --text, --box and --threshold the "
+                             "concept detector: one or the other per run", inst, a->text ? "--text" : "--threshold");
+        if (a->has_hole_opts)
+            return samc_fail(err, SAMC_ERR_ARG, "--max-hole-area/--max-sprinkle-area are SAM 2's image predictor "
+                             "options; %s is a %s model (predict_inst fills holes as its config says)", a->model,
+                             fname);
+        if (!inst && !a->text && !a->n_boxes)
+            return samc_fail(err, SAMC_ERR_ARG, "no prompt: a SAM 3 model takes --text and/or --box (the concept), "
+                             "or --point (predict_inst)");
+        if (!inst)
+            return SAMC_OK;
+        a->sam3_inst = true;
+    } else {
+        const char *bad = a->text ? "--text" : a->vocab ? "--vocab" : a->threshold >= 0 ? "--threshold"
+                        : a->inst ? "--inst" : NULL;
         if (bad)
-            return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 2 option; %s is a %s model, which takes --text and "
-                             "--box X0,Y0,X1,Y1[,neg] prompts", bad, a->model, fname);
-        if (!a->text && !a->n_boxes)
-            return samc_fail(err, SAMC_ERR_ARG, "no prompt: a SAM 3 model takes --text and/or --box");
-        return SAMC_OK;
+            return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
+                             "and --mask-input prompts", bad, a->model, fname);
     }
-    const char *bad = a->text ? "--text" : a->vocab ? "--vocab" : a->threshold >= 0 ? "--threshold" : NULL;
-    if (bad)
-        return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
-                         "and --mask-input prompts", bad, a->model, fname);
     for (int i = 0; i < a->n_boxes; i++)
         if (!a->box_positive[i])
-            return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3 exemplars; %s is a %s model",
-                             a->model, fname);
+            return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3's concept exemplars (with "
+                             "--text); the %s takes positive boxes", a->sam3_inst ? "SAM 1 task (predict_inst)" :
+                             "SAM 2 image predictor");
+    if (a->n_boxes > 1 && a->sam3_inst)
+        return samc_fail(err, SAMC_ERR_ARG, "--box given %d times: SAM 3's predict_inst takes one box per run "
+                         "(batched boxes are SAM 2's image predictor's)", a->n_boxes);
     if (a->n_boxes > 1 && a->n_points)
         return samc_fail(err, SAMC_ERR_ARG, "--point with %d --box: batched boxes take no points (the official "
                          "predictor pairs each box with its own (B, N, 2) points); give points with one box, or "
@@ -395,12 +434,12 @@ static samc_predictor_params predictor_params(const seg_args *a)
     return pp;
 }
 
-static void print_summary(const seg_args *a, const samc_predictor *p, const seg_result *r, const seg_timing *t)
+static void print_summary(const seg_args *a, const sam1 *s, const seg_result *r, const seg_timing *t)
 {
     if (cli_verbosity < 1)
         return;
-    printf("samc: %d mask(s) written to %s (config %s, impl %s, %d thread(s))\n", r->B * r->C, a->out,
-           samc_predictor_config_name(p), samc_predictor_impl(p), samc_predictor_threads(p));
+    printf("samc: %d mask(s) written to %s (%sconfig %s, impl %s, %d thread(s))\n", r->B * r->C, a->out,
+           s->p3 ? "SAM 3 predict_inst, " : "", sam1_config(s), sam1_impl(s), sam1_threads(s));
     char name[64];
     for (int b = 0; b < r->B; b++)
         for (int k = 0; k < r->C; k++) {
@@ -411,10 +450,39 @@ static void print_summary(const seg_args *a, const samc_predictor *p, const seg_
            t->load + t->set_image + t->predict);
 }
 
-/* One prompt through samc_predictor_predict, or the batched boxes (each
+/* The model and its predictor (SAM 3: a processor, for predict_inst). */
+static samc_status sam1_load(const seg_args *a, samc_family fam, sam1 *s, samc_error *err)
+{
+    samc_model_params mp = samc_model_default_params();
+    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
+    mp.family = fam; /* told by run(): the loader does not look again */
+    mp.vocab = a->vocab;
+    samc_status st = samc_model_load(a->model, &mp, &s->model, err);
+    if (!st && fam == SAMC_FAMILY_SAM2) {
+        const samc_predictor_params pp = predictor_params(a);
+        st = samc_predictor_new(s->model, &pp, &s->p, err);
+    } else if (!st) {
+        samc_sam3_processor_params pp = samc_sam3_processor_default_params();
+        pp.impl = a->impl, pp.n_threads = a->threads;
+        if (cli_verbosity >= 2 || (cli_verbosity >= 1 && isatty(2)))
+            pp.progress = cmd_segment_progress;
+        pp.abort_callback = cli_abort_requested;
+        st = samc_sam3_processor_new(s->model, &pp, &s->p3, err);
+        if (!st && !samc_sam3_processor_low_res_size(s->p3))
+            st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "%s: this SAM 3 model has no tracker half (tracker.* weights): "
+                           "--point, --mask-input and --multimask run predict_inst on the tracker's heads (load "
+                           "the whole sam3.pt); its detector takes --text and --box", a->model);
+    }
+    for (int i = 0; !st && i < a->n_overrides; i++)
+        st = s->p ? samc_predictor_override(s->p, a->overrides[i], err)
+                  : samc_sam3_processor_override(s->p3, a->overrides[i], err);
+    return st;
+}
+
+/* One prompt through samc_predictor_predict (SAM 3: predict_inst), or the batched boxes (each
  * with the one --mask-input, as torch broadcasts a (1, 1, S, S) mask)
  * through samc_predictor_predict_batch. */
-static samc_status predict(samc_predictor *p, const seg_args *a, const float *mask, samc_masks *m,
+static samc_status predict(const sam1 *s, const seg_args *a, const float *mask, samc_masks *m,
                            samc_batch_masks *bm, float **masks_b, seg_result *r, samc_error *err)
 {
     if (a->n_boxes <= 1) {
@@ -422,13 +490,14 @@ static samc_status predict(samc_predictor *p, const seg_args *a, const float *ma
                                    .point_labels = a->n_points ? a->labels : NULL, .n_points = a->n_points,
                                    .box = a->has_box ? a->box : NULL, .mask_input = mask,
                                    .multimask_output = a->multimask, .return_logits = 1};
-        samc_status st = samc_predictor_predict(p, &rq, m, err);
+        samc_status st = s->p ? samc_predictor_predict(s->p, &rq, m, err)
+                              : samc_sam3_processor_predict_inst(s->p3, &rq, m, err);
         if (!st)
             *r = (seg_result){false, 1, m->num_masks, m->height, m->width, m->low_res_size, m->masks, m->iou,
                               m->low_res, m->object_score};
         return st;
     }
-    const int B = a->n_boxes, S = samc_predictor_low_res_size(p);
+    const int B = a->n_boxes, S = samc_predictor_low_res_size(s->p); /* SAM 2 (check_family) */
     if (mask) {
         *masks_b = malloc((size_t)B * S * S * sizeof(float));
         if (!*masks_b)
@@ -438,18 +507,17 @@ static samc_status predict(samc_predictor *p, const seg_args *a, const float *ma
     }
     samc_batch_request rq = {.batch = B, .boxes = a->boxes, .mask_input = *masks_b,
                              .multimask_output = a->multimask, .return_logits = 1};
-    samc_status st = samc_predictor_predict_batch(p, &rq, bm, err);
+    samc_status st = samc_predictor_predict_batch(s->p, &rq, bm, err);
     if (!st)
         *r = (seg_result){true, B, bm->num_masks, bm->height, bm->width, bm->low_res_size, bm->masks, bm->iou,
                           bm->low_res, 0.0f};
     return st;
 }
 
-static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error *err)
+static samc_status run_sam1(const seg_args *a, const samc_image *im, samc_family fam, samc_error *err)
 {
     const samc_image img = *im;
-    samc_model *mdl = NULL;
-    samc_predictor *p = NULL;
+    sam1 s = {0};
     samc_masks m = {0};
     samc_batch_masks bm = {0};
     seg_result res = {0};
@@ -459,28 +527,22 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     samc_status st = check_inputs(a, &img, err);
 
     double t0 = cli_now();
-    samc_model_params mp = samc_model_default_params();
-    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
-    mp.family = SAMC_FAMILY_SAM2; /* told by run(): the loader does not look again */
     if (!st)
-        st = samc_model_load(a->model, &mp, &mdl, err);
-    const samc_predictor_params pp = predictor_params(a);
-    if (!st)
-        st = samc_predictor_new(mdl, &pp, &p, err);
-    for (int i = 0; !st && i < a->n_overrides; i++)
-        st = samc_predictor_override(p, a->overrides[i], err);
+        st = sam1_load(a, fam, &s, err);
     if (!st && a->mask_input)
-        st = cmd_segment_mask_input(a->mask_input, a->mask_index, samc_predictor_low_res_size(p), &mask, &mask_used,
-                                    err);
+        st = cmd_segment_mask_input(a->mask_input, a->mask_index,
+                                    s.p ? samc_predictor_low_res_size(s.p) : samc_sam3_processor_low_res_size(s.p3),
+                                    &mask, &mask_used, err);
     if (!st)
         st = cli_prepare_out_dir(a->out, err); /* before any inference */
     double t1 = cli_now();
     if (!st)
-        st = samc_predictor_set_image(p, img.rgb, img.h, img.w, err);
+        st = s.p ? samc_predictor_set_image(s.p, img.rgb, img.h, img.w, err)
+                 : samc_sam3_processor_set_image(s.p3, img.rgb, img.h, img.w, err);
     cli_progress_end();
     double t2 = cli_now();
     if (!st)
-        st = predict(p, a, mask, &m, &bm, &masks_b, &res, err);
+        st = predict(&s, a, mask, &m, &bm, &masks_b, &res, err);
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
@@ -488,18 +550,19 @@ static samc_status run_sam2(const seg_args *a, const samc_image *im, samc_error 
     if (!st)
         st = write_masks(a->out, a, &img, &res, &outs, err);
     if (!st)
-        st = write_json(a->out, a, p, &res, mask_used, &tm, &outs, err);
+        st = write_json(a->out, a, &s, &res, mask_used, &tm, &outs, err);
     if (!st)
         st = cli_outputs_commit(&outs, err);
     else
         cli_outputs_discard(&outs);
     if (!st)
-        print_summary(a, p, &res, &tm);
+        print_summary(a, &s, &res, &tm);
     free(mask), free(masks_b);
     samc_masks_free(&m);
     samc_batch_masks_free(&bm);
-    samc_predictor_free(p);
-    samc_model_free(mdl);
+    samc_predictor_free(s.p);
+    samc_sam3_processor_free(s.p3);
+    samc_model_free(s.model);
     return st;
 }
 
@@ -520,7 +583,7 @@ static samc_status run(seg_args *a, samc_error *err)
     if (!st)
         st = check_family(a, fam, err);
     if (!st)
-        st = fam == SAMC_FAMILY_SAM3 ? cmd_segment_sam3(a, &img, err) : run_sam2(a, &img, err);
+        st = fam == SAMC_FAMILY_SAM3 && !a->sam3_inst ? cmd_segment_sam3(a, &img, err) : run_sam1(a, &img, fam, err);
     samc_image_free(&img);
     return st;
 }

@@ -31,6 +31,8 @@ typedef struct seg_args {
     int mask_index;                   /* --mask-index; < 0: not given */
     cli_rle_format rle;               /* --rle */
     bool has_box, multimask, allow_nonfinite, has_hole_opts;
+    bool inst;                        /* --inst: SAM 3's SAM 1 task (predict_inst) even for a box alone */
+    bool sam3_inst;                   /* a SAM 3 model given --point/--mask-input/--multimask/--inst: predict_inst */
 } seg_args;
 
 /* The SAM 3 run of `samc segment` on a SAM 3 model: `img` is loaded, the

@@ -18,25 +18,6 @@
 #include "core/io/video_frames.h"
 #include "samc.h"
 
-#define MAX_PROMPTS 256
-#define MAX_PTS 64
-
-typedef struct track_prompt { /* all points/box/mask of one (frame, object) */
-    int frame, obj, n;
-    float pts[2 * MAX_PTS], box[4];
-    int32_t labels[MAX_PTS];
-    bool has_box;
-    const char *mask;
-} track_prompt;
-
-typedef struct track_args {
-    const char *model, *config, *frames, *out, *impl, *out_video;
-    track_prompt prompts[MAX_PROMPTS];
-    int n_prompts, start, max_frames, threads;
-    bool reverse, allow_nonfinite, palette_png;
-    cli_rle_format rle;
-} track_args;
-
 static track_prompt *prompt_for(track_args *a, int frame, int obj, samc_error *err)
 {
     for (int i = 0; i < a->n_prompts; i++)
@@ -86,7 +67,7 @@ static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
 
 enum {
     O_MODEL, O_CONFIG, O_FRAMES, O_OUT, O_PROMPT, O_START, O_MAX_FRAMES, O_REVERSE, O_IMPL, O_THREADS, O_NONFINITE,
-    O_OUT_VIDEO, O_PALETTE, O_RLE
+    O_OUT_VIDEO, O_PALETTE, O_TEXT, O_VOCAB, O_RLE
 };
 static const cli_option track_options[] = {
     [O_MODEL] = {"model", 'm', "CKPT"},   [O_CONFIG] = {"config", 'c', "NAME|FILE"},
@@ -97,6 +78,7 @@ static const cli_option track_options[] = {
     [O_THREADS] = {"threads", 't', "N"},  [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
     [O_OUT_VIDEO] = {"out-video", 0, "FILE"}, [O_PALETTE] = {"palette-png", 0, NULL},
     [O_RLE] = {"rle", 0, "coco|uncompressed"},
+    [O_TEXT] = {"text", 0, "TEXT"},       [O_VOCAB] = {"vocab", 0, "FILE"},
 };
 
 static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *err)
@@ -122,6 +104,8 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         case O_OUT_VIDEO: a->out_video = v; break;
         case O_PALETTE: a->palette_png = true; break;
         case O_RLE: st = cli_parse_rle(v, &a->rle, err); break;
+        case O_TEXT: a->text = v; break;
+        case O_VOCAB: a->vocab = v; break;
         case O_START: st = cli_parse_int("--start", v, 0, 100000000, &a->start, err); break;
         case O_MAX_FRAMES: st = cli_parse_int("--max-frames", v, 0, 100000000, &a->max_frames, err); break;
         default: break;
@@ -134,8 +118,11 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
                          argv[cp.first_positional]);
     if (!a->model || !a->frames || !a->out)
         return samc_fail(err, SAMC_ERR_ARG, "--model, --frames and --out are required (samc track --help)");
-    if (!a->n_prompts)
-        return samc_fail(err, SAMC_ERR_ARG, "no --prompt given (FRAME:OBJ:point=X,Y[,L], box=..., or mask=PNG)");
+    if (a->text && !a->text[0])
+        return samc_fail(err, SAMC_ERR_ARG, "--text: the text is empty");
+    if (!a->n_prompts && !a->text)
+        return samc_fail(err, SAMC_ERR_ARG, "no --prompt or --text given (FRAME:OBJ:point=X,Y[,L], box=..., mask=PNG; "
+                         "a SAM 3 model: --text \"a dog\")");
     return SAMC_OK;
 }
 
@@ -175,23 +162,10 @@ static samc_status check_frames_decode(samc_frames *f, samc_error *err)
     return st;
 }
 
-typedef struct track_run {
-    const track_args *a;
-    const samc_tracker *t;
-    samc_frames *frames;           /* for the overlays */
-    track_video video;             /* --out-video */
-    int jsonl;                     /* track.jsonl (fd, -1: not open): one whole line per finished frame */
-    long long jsonl_len;           /* its length after the last whole line */
-    cJSON *json_frames;            /* the same, for track.json at the end */
-    int done, total;
-    double t_last, t_start;
-    samc_error *err;
-} track_run;
 
-/* "DIR/00012.jpg" -> "00012"; frames in memory: the index. */
-static void frame_stem(const samc_tracker *t, int idx, char *out, size_t n)
+/* "DIR/00012.jpg" -> "00012" (path NULL: the index, "00012"). */
+static void track_stem(const char *path, int idx, char *out, size_t n)
 {
-    const char *path = samc_tracker_frame_path(t, idx);
     if (!path) {
         snprintf(out, n, "%05d", idx);
         return;
@@ -218,25 +192,37 @@ static void draw_prompts(const track_args *a, int frame, const samc_frame_masks 
     }
 }
 
+cJSON *track_object(const track_run *r, cJSON *objs, const char *stem, int obj_id, char *path, size_t n)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s_obj%d.png", stem, obj_id);
+    snprintf(path, n, "%s/masks/%s", r->a->out, file);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(objs, o);
+    cJSON_AddNumberToObject(o, "obj_id", obj_id);
+    cJSON_AddStringToObject(o, "file", file);
+    return o;
+}
+
+samc_status track_mask_out(track_run *r, cJSON *o, const float *logits, uint8_t *gray, int h, int w,
+                           const char *path)
+{
+    for (int64_t i = 0; i < (int64_t)h * w; i++)
+        gray[i] = logits[i] > 0.0f ? 255 : 0;
+    samc_status st = cli_mask_json(o, logits, h, w, r->a->rle, r->err);
+    return st ? st : cli_write_png_atomic(path, w, h, 1, gray, r->err);
+}
+
 /* One object's mask PNG and its JSON record. */
 static samc_status write_object(track_run *r, const samc_frame_masks *m, int k, const char *stem, uint8_t *gray,
                                 cJSON *objs)
 {
-    const int64_t hw = (int64_t)m->height * m->width;
-    const float *logits = m->logits + k * hw;
-    for (int64_t i = 0; i < hw; i++)
-        gray[i] = logits[i] > 0.0f ? 255 : 0;
-    char path[4200], file[512];
-    snprintf(file, sizeof file, "%s_obj%d.png", stem, m->obj_ids[k]);
-    snprintf(path, sizeof path, "%s/masks/%s", r->a->out, file);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToArray(objs, o);
-    cJSON_AddNumberToObject(o, "obj_id", m->obj_ids[k]);
-    cJSON_AddStringToObject(o, "file", file);
+    const float *logits = m->logits + k * (int64_t)m->height * m->width;
+    char path[4200];
+    cJSON *o = track_object(r, objs, stem, m->obj_ids[k], path, sizeof path);
     cJSON_AddNumberToObject(o, "object_score", m->object_scores[k]);
     cJSON_AddBoolToObject(o, "present", m->object_scores[k] > 0.0f);
-    samc_status st = cli_mask_json(o, logits, m->height, m->width, r->a->rle, r->err);
-    return st ? st : cli_write_png_atomic(path, m->width, m->height, 1, gray, r->err);
+    return track_mask_out(r, o, logits, gray, m->height, m->width, path);
 }
 
 static samc_status write_frame(track_run *r, const samc_frame_masks *m, const char *stem, cJSON *fo)
@@ -271,17 +257,8 @@ static samc_status write_frame(track_run *r, const samc_frame_masks *m, const ch
     return st;
 }
 
-static samc_status on_frame(void *user, const samc_frame_masks *m)
+samc_status track_frame_done(track_run *r, const char *stem, cJSON *fo, samc_status st)
 {
-    track_run *r = user;
-    char stem[256];
-    frame_stem(r->t, m->frame_idx, stem, sizeof stem);
-    cJSON *fo = cJSON_CreateObject();
-    cJSON_AddNumberToObject(fo, "frame", m->frame_idx);
-    const char *src = samc_tracker_frame_path(r->t, m->frame_idx);
-    if (src)
-        cJSON_AddStringToObject(fo, "file", src);
-    samc_status st = write_frame(r, m, stem, fo);
     const double now = cli_now(), secs = now - r->t_last;
     r->t_last = now;
     cJSON_AddNumberToObject(fo, "seconds", secs);
@@ -307,6 +284,24 @@ static samc_status on_frame(void *user, const samc_frame_masks *m)
     if (!st)
         cli_progress("tracking", r->done, r->total, detail);
     return st;
+}
+
+cJSON *track_frame(const char *src, int frame, char *stem, size_t n)
+{
+    track_stem(src, frame, stem, n);
+    cJSON *fo = cJSON_CreateObject();
+    cJSON_AddNumberToObject(fo, "frame", frame);
+    if (src)
+        cJSON_AddStringToObject(fo, "file", src);
+    return fo;
+}
+
+static samc_status on_frame(void *user, const samc_frame_masks *m)
+{
+    track_run *r = user;
+    char stem[256];
+    cJSON *fo = track_frame(samc_tracker_frame_path(r->t, m->frame_idx), m->frame_idx, stem, sizeof stem);
+    return track_frame_done(r, stem, fo, write_frame(r, m, stem, fo));
 }
 
 static samc_status add_prompts(samc_tracker *t, const track_args *a, samc_error *err)
@@ -342,8 +337,10 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
     cJSON_AddStringToObject(root, "samc_version", samc_version());
     cJSON_AddStringToObject(root, "model", a->model);
     cJSON_AddStringToObject(root, "frames", a->frames);
+    if (a->text)
+        cJSON_AddStringToObject(root, "text", a->text);
     samc_video_info vi;
-    if (!samc_tracker_video_info(t, &vi, err)) {
+    if (t && !samc_tracker_video_info(t, &vi, err)) {
         cJSON *v = cJSON_AddObjectToObject(root, "video");
         cJSON_AddStringToObject(v, "source", vi.source);
         cJSON_AddNumberToObject(v, "frames", vi.frames);
@@ -358,8 +355,8 @@ static samc_status write_summary(const track_run *r, const samc_tracker *t, cJSO
     }
     if (a->out_video)
         cJSON_AddStringToObject(root, "out_video", a->out_video);
-    cJSON_AddStringToObject(root, "impl", samc_tracker_impl(t));
-    cJSON_AddNumberToObject(root, "threads", samc_tracker_threads(t));
+    cJSON_AddStringToObject(root, "impl", r->impl ? r->impl : "");
+    cJSON_AddNumberToObject(root, "threads", r->threads);
     cJSON *ps = cJSON_AddArrayToObject(root, "prompts");
     for (int i = 0; i < a->n_prompts; i++) {
         const track_prompt *p = &a->prompts[i];
@@ -423,15 +420,51 @@ static samc_status prepare_outputs(track_run *r, samc_error *err)
     return st;
 }
 
-static samc_status load_tracker(const track_args *a, samc_model **mdl, samc_tracker **t, samc_error *err)
+/* The frames propagate visits: from --start (else the first prompted frame). */
+static int frames_to_track(const track_args *a, int n)
+{
+    int start = a->start;
+    for (int i = 0; start < 0 && i < a->n_prompts; i++)
+        start = a->prompts[i].frame;
+    for (int i = 0; a->start < 0 && i < a->n_prompts; i++)
+        start = a->prompts[i].frame < start ? a->prompts[i].frame : start;
+    if (a->reverse && start == 0)
+        return 0;
+    const int span = a->reverse ? start + 1 : n - start;
+    return a->max_frames >= 0 && a->max_frames + 1 < span ? a->max_frames + 1 : span;
+}
+
+static samc_status load_model(const track_args *a, samc_model **mdl, samc_error *err)
 {
     samc_model_params mp = samc_model_default_params();
-    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite;
+    mp.config = a->config, mp.allow_nonfinite = a->allow_nonfinite, mp.vocab = a->vocab;
+    return samc_model_load(a->model, &mp, mdl, err);
+}
+
+/* SAM 2: the prompts on their frames, then the propagation. */
+static samc_status track_sam2(track_run *r, const samc_model *mdl, samc_tracker **t, samc_error *err)
+{
+    const track_args *a = r->a;
+    if (a->text)
+        return samc_fail(err, SAMC_ERR_ARG, "--text: %s is a SAM 2 model, which takes no text (SAM 3's sam3.pt does; "
+                         "SAM 2 tracks --prompt points, boxes and masks)", a->model);
     samc_tracker_params tp = samc_tracker_default_params();
     tp.impl = a->impl, tp.n_threads = a->threads;
     tp.abort_callback = cli_abort_requested; /* Ctrl-C stops at the next frame (or layer) boundary */
-    samc_status st = samc_model_load(a->model, &mp, mdl, err);
-    return st ? st : samc_tracker_new(*mdl, &tp, t, err);
+    samc_status st = samc_tracker_new(mdl, &tp, t, err);
+    r->t = *t;
+    if (!st)
+        st = samc_tracker_open_video(*t, a->frames, err);
+    if (!st)
+        st = add_prompts(*t, a, err);
+    if (!st) {
+        r->impl = samc_tracker_impl(*t), r->threads = samc_tracker_threads(*t);
+        r->total = frames_to_track(a, samc_tracker_num_frames(*t));
+        r->t_last = cli_now();
+        st = samc_tracker_propagate(*t, a->start, a->max_frames, a->reverse, on_frame, r, err);
+        cli_progress_end();
+    }
+    return st;
 }
 
 /* After the frames were tracked: a damaged video file is a failure (the
@@ -448,20 +481,6 @@ static samc_status video_damage(const track_args *a, const samc_tracker *t, samc
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: %s: only frames 0..%d were tracked (their outputs are written)",
                        a->frames, vi.damage, vi.frames - 1);
     return st;
-}
-
-/* The frames propagate visits: from --start (else the first prompted frame). */
-static int frames_to_track(const track_args *a, int n)
-{
-    int start = a->start;
-    for (int i = 0; start < 0 && i < a->n_prompts; i++)
-        start = a->prompts[i].frame;
-    for (int i = 0; a->start < 0 && i < a->n_prompts; i++)
-        start = a->prompts[i].frame < start ? a->prompts[i].frame : start;
-    if (a->reverse && start == 0)
-        return 0;
-    const int span = a->reverse ? start + 1 : n - start;
-    return a->max_frames >= 0 && a->max_frames + 1 < span ? a->max_frames + 1 : span;
 }
 
 int cmd_track(int argc, char **argv)
@@ -486,30 +505,23 @@ int cmd_track(int argc, char **argv)
                               samc_frames_video_file(r.frames) ? samc_video_file_fps(samc_frames_video_file(r.frames)) : 0,
                               &err);
     if (!st)
-        st = load_tracker(&a, &mdl, &t, &err);
-    r.t = t;
-    if (!st)
-        st = samc_tracker_open_video(t, a.frames, &err);
-    if (!st)
-        st = add_prompts(t, &a, &err);
+        st = load_model(&a, &mdl, &err);
     r.json_frames = cJSON_CreateArray();
-    if (!st) {
-        r.total = frames_to_track(&a, samc_tracker_num_frames(t));
-        r.t_last = cli_now();
-        st = samc_tracker_propagate(t, a.start, a.max_frames, a.reverse, on_frame, &r, &err);
-        cli_progress_end();
-    }
+    if (!st && samc_model_family(mdl) == SAMC_FAMILY_SAM3)
+        st = track_sam3(&r, mdl, &err);
+    else if (!st)
+        st = track_sam2(&r, mdl, &t, &err);
     samc_error verr = {0}; /* the video keeps the frames done, also after a failure */
     const samc_status vst = track_video_close(&r.video, &verr);
     if (!st && vst)
         st = vst, err = verr;
     const bool interrupted = st == SAMC_ERR_ABORTED && cli_interrupted();
-    if (!st || (interrupted && t)) { /* interrupted: the summary of the frames done */
+    if (!st || (interrupted && r.impl)) { /* interrupted: the summary of the frames done */
         const samc_status ws = write_summary(&r, t, r.json_frames, &err);
         st = ws ? ws : st;
         r.json_frames = NULL;
     }
-    if (!st)
+    if (!st && t)
         st = video_damage(&a, t, &err);
     if (r.jsonl >= 0)
         close(r.jsonl);

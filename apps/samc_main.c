@@ -20,6 +20,8 @@ static const cli_command commands[] = {
      "             (-p|--point X,Y[,LABEL] ... | -b|--box X0,Y0,X1,Y1 ... | --mask-input FILE) [options]   (SAM 2)\n"
      "samc segment --model SAM3.pt [--vocab FILE] --image IMG --out DIR\n"
      "             (--text \"a dog\" | --box X0,Y0,X1,Y1[,neg] ...) [--threshold T] [options]     (SAM 3)\n"
+     "samc segment --model SAM3.pt --vocab FILE --image IMG --out DIR --point ... [--box ...] [--inst]\n"
+     "             (SAM 3's SAM 1 task, predict_inst: the SAM 2 prompts on sam3.pt's tracker heads)\n"
      "  -m, --model CKPT        .pt, .safetensors or a parity dump .h5 (its own config), SAM 2 or\n"
      "                          SAM 3 (detected); without --model: the bundled demo model and image\n"
      "  -c, --config NAME|FILE  preset (sam2.1_hiera_t, ...) or .json; default: detected (SAM 2),\n"
@@ -38,6 +40,8 @@ static const cli_command commands[] = {
      "  --box X0,Y0,X1,Y1[,neg] an exemplar box (inside the image, not empty; neg: a negative one); repeatable\n"
      "  --threshold T           confidence threshold in [0, 1] (default 0.5)\n"
      "  --vocab FILE            the tokenizer's bpe_simple_vocab_16e6.txt.gz (a dump: its own)\n"
+     "SAM 3 clicks (predict_inst, a model with its tracker half: sam3.pt): --point, --box,\n"
+     "  --mask-input, --multimask as for SAM 2; --inst makes a --box alone a SAM 1 box (else an exemplar)\n"
      "options:\n"
      "  --impl fast|ref|bf16    implementation (default fast)\n"
      "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
@@ -66,8 +70,12 @@ static const cli_command commands[] = {
      "  --use-m2m                           --no-multimask (multimask_output=False)\n"
      "  --impl ref|fast [fast]  -t|--threads N  --allow-nonfinite  --quiet (no progress)\n"
      "exit status: 0 done, 2 usage or parameter error, 1 runtime error\n"},
-    {"track", cmd_track, "track objects through a video (a video file or a directory of numbered JPEG frames)",
+    {"track", cmd_track, "track objects (SAM 2: clicked; SAM 3: every instance of a text) through a video",
      "samc track -m|--model CKPT [-c|--config NAME|FILE.json] -f|--frames DIR|VIDEO -o|--out DIR -p|--prompt SPEC ...\n"
+     "samc track -m|--model SAM3.pt --vocab FILE -f|--frames DIR -o|--out DIR --text TEXT [--start N] ...\n"
+     "  --text TEXT             SAM 3: the concept, detected on frame --start (default 0) and tracked\n"
+     "                          with the official detector-tracker loop (objects come and go; ids stay)\n"
+     "  --vocab FILE            SAM 3: the tokenizer's bpe_simple_vocab_16e6.txt.gz\n"
      "  -f, --frames DIR|VIDEO  numbered JPEG frames, or a video file (mp4, webm, mkv, mov, avi)\n"
      "  -p, --prompt FRAME:OBJ:point=X,Y[,L] a point on frame FRAME for object id OBJ (repeatable)\n"
      "  --prompt FRAME:OBJ:box=X0,Y0,X1,Y1   one box per frame and object\n"

@@ -171,6 +171,22 @@ const cu_lin *cu_prepared_conv(const samc_conv2d *c, int slot)
     return (const cu_lin *)c->prep[slot];
 }
 
+/* A host -> device copy of the arena's (weights, tables) that has landed
+ * when it returns. cudaMemcpy from pageable memory returns once the bytes
+ * are staged, "but the DMA to final destination may not have completed"
+ * (CUDA runtime API, "API synchronization behavior"), and it runs on the
+ * legacy default stream, which nothing orders before the execs' streams
+ * (cudaStreamNonBlocking): a body that used a table right after making it
+ * could read it half-written. The neck's sine PE was: made on first use and
+ * copied out at once on the exec's stream, a level of tiny_b's isolated
+ * neck came back partly unwritten on the first device run (rel 1.0, nmse
+ * 0.29). Once per weight or table, so the wait costs nothing that matters. */
+static cudaError_t upload_landed(void *dev, const void *host, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(0); /* 0: the stream cudaMemcpy ran on */
+}
+
 const float *cu_weight(cu_arena *a, const float *host, size_t n)
 {
     if (!host)
@@ -181,7 +197,7 @@ const float *cu_weight(cu_arena *a, const float *host, size_t n)
         return (const float *)it->second;
     void *p = nullptr;
     CU(cudaMalloc(&p, n * sizeof(float)));
-    cudaError_t e = cudaMemcpy(p, host, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaError_t e = upload_landed(p, host, n * sizeof(float));
     if (e != cudaSuccess) {
         cudaFree(p);
         CU(e);
@@ -199,7 +215,7 @@ const float *cu_derived_upload(cu_arena *a, const std::string &key, const std::v
         return (const float *)it->second;
     void *p = nullptr;
     CU(cudaMalloc(&p, v.size() * sizeof(float)));
-    cudaError_t e = cudaMemcpy(p, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice);
+    cudaError_t e = upload_landed(p, v.data(), v.size() * sizeof(float));
     if (e != cudaSuccess) {
         cudaFree(p);
         CU(e);

@@ -99,6 +99,96 @@ typedef struct samc_sam3_results {
 /* The last prompt's results (valid until the next call on p). */
 SAMC_API samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_results *out, samc_error *err);
 
+/* ---- clicks on the image: Sam3Image.predict_inst (the SAM 1 task) -----
+ * Points, a box and/or a low-res mask on the processor's image, through the
+ * tracker's SAM heads (a model loaded with its tracker half, as sam3.pt is;
+ * SAMC_ERR_UNSUPPORTED otherwise), holes of up to 256 pixels filled as
+ * SAM3InteractiveImagePredictor does. The request and the result are
+ * samc_predictor_predict's (samc.h): points and box in image pixels,
+ * mask_input (4 R/14)^2 logits (288 x 288 at the released 1008). */
+SAMC_API samc_status samc_sam3_processor_predict_inst(samc_sam3_processor *p, const samc_predict_request *rq,
+                                                      samc_masks *out, samc_error *err);
+/* Side of predict_inst's low-res masks (mask_input is this squared); 0 for
+ * NULL or a model without its tracker half. */
+SAMC_API int samc_sam3_processor_low_res_size(const samc_sam3_processor *p);
+
+/* ---- video: concept tracking (Sam3VideoPredictor) ---------------------
+ * A session over one video's frames: a text (and/or one example box)
+ * detects every instance on a frame, propagation tracks them through the
+ * video with the official detector-tracker loop (new objects appear,
+ * duplicates and lost objects are removed), clicks add or refine one
+ * object. Object ids are stable for the session and never reused.
+ *
+ *   samc_sam3_tracker *t;
+ *   samc_sam3_tracker_new(m, NULL, "frames/", &t, &err);  // a model with its tracker half
+ *   samc_sam3_tracker_add_prompt(t, 0, "a dog", NULL, 1, on_frame, user, &err);
+ *   samc_sam3_tracker_propagate(t, SAMC_SAM3_FORWARD, -1, -1, on_frame, user, &err);
+ *   samc_sam3_tracker_free(t);
+ *
+ * Each result frame comes through the callback (valid during the call):
+ * the ids ascending, each object's probability (its detection score at
+ * birth, 1 after a click), its box and its mask at the frame's size. A
+ * callback's non-OK status stops the call and is returned. A session is
+ * used by one thread at a time; calls on it from inside its callback are
+ * refused. */
+typedef struct samc_sam3_tracker samc_sam3_tracker;
+
+typedef struct samc_sam3_tracker_params {
+    const char *impl;          /* NULL: samc_default_impl() */
+    int n_threads;             /* 0: OpenMP's default */
+} samc_sam3_tracker_params;
+SAMC_API samc_sam3_tracker_params samc_sam3_tracker_default_params(void);
+
+typedef struct samc_sam3_frame {
+    int frame;                 /* its index in the video */
+    int n;                     /* objects shown */
+    int h, w;                  /* the frame's size */
+    const int *obj_ids;        /* n, ascending */
+    const float *probs;        /* n */
+    const float *boxes;        /* n x 4: x, y, w, h normalised by the frame's size */
+    const uint8_t *masks;      /* n x h x w, 0 / 1 */
+} samc_sam3_frame;
+typedef samc_status (*samc_sam3_frame_fn)(void *user, const samc_sam3_frame *f);
+
+typedef enum samc_sam3_direction { SAMC_SAM3_FORWARD = 0, SAMC_SAM3_BACKWARD = 1, SAMC_SAM3_BOTH = 2 } samc_sam3_direction;
+
+/* A session on the JPEG frames of `frames_dir` ("00000.jpg", ...: every
+ * frame of one size), decoded when the loop needs them. */
+SAMC_API samc_status samc_sam3_tracker_new(const samc_model *model, const samc_sam3_tracker_params *params,
+                                           const char *frames_dir, samc_sam3_tracker **out, samc_error *err);
+/* The same on n_frames RGB frames of h x w in memory (copied). */
+SAMC_API samc_status samc_sam3_tracker_new_frames(const samc_model *model, const samc_sam3_tracker_params *params,
+                                                  const uint8_t *rgb, int n_frames, int h, int w,
+                                                  samc_sam3_tracker **out, samc_error *err);
+SAMC_API void samc_sam3_tracker_free(samc_sam3_tracker *t);
+/* Frames, their size, the file of frame i (NULL in memory), impl, threads; 0 / NULL / "" for NULL. */
+SAMC_API int samc_sam3_tracker_num_frames(const samc_sam3_tracker *t);
+SAMC_API int samc_sam3_tracker_height(const samc_sam3_tracker *t);
+SAMC_API int samc_sam3_tracker_width(const samc_sam3_tracker *t);
+SAMC_API const char *samc_sam3_tracker_frame_path(const samc_sam3_tracker *t, int frame);
+SAMC_API const char *samc_sam3_tracker_impl(const samc_sam3_tracker *t);
+SAMC_API int samc_sam3_tracker_threads(const samc_sam3_tracker *t);
+
+/* A new prompt on `frame` (the session starts over, as officially): a text
+ * (NULL: none) and/or one box (x0, y0, x1, y1 in pixels, NULL: none;
+ * positive 1 / 0). The frame's result goes to cb (NULL: none). */
+SAMC_API samc_status samc_sam3_tracker_add_prompt(samc_sam3_tracker *t, int frame, const char *text,
+                                                  const float *box, int positive, samc_sam3_frame_fn cb, void *user,
+                                                  samc_error *err);
+/* Clicks (n points x, y in pixels, labels 1 / 0) on object obj_id of
+ * `frame`: an existing object is refined, a new id adds an object; the
+ * frame's result goes to cb. */
+SAMC_API samc_status samc_sam3_tracker_add_points(samc_sam3_tracker *t, int frame, int obj_id, const float *points,
+                                                  const int32_t *labels, int n, samc_sam3_frame_fn cb, void *user,
+                                                  samc_error *err);
+/* propagate_in_video from `start` (< 0: the first frame with results) over
+ * at most max_frames frames (< 0: all), each result frame to cb. */
+SAMC_API samc_status samc_sam3_tracker_propagate(samc_sam3_tracker *t, samc_sam3_direction direction, int start,
+                                                 int max_frames, samc_sam3_frame_fn cb, void *user, samc_error *err);
+SAMC_API samc_status samc_sam3_tracker_remove_object(samc_sam3_tracker *t, int obj_id, samc_error *err);
+/* Forget the prompts, objects and results (the frames stay). */
+SAMC_API void samc_sam3_tracker_reset(samc_sam3_tracker *t);
+
 #ifdef __cplusplus
 }
 #endif

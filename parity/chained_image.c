@@ -9,21 +9,14 @@
 #include "core/base/error.h"
 #include "harness_internal.h"
 
-/* One /inputs/prompts/<k> group into a samc prompt (arrays owned by caller). */
-typedef struct dump_prompt {
-    samc_sam_prompt p;
-    samc_tensor coords, mask;
-    int32_t *labels;
-} dump_prompt;
-
-static void dump_prompt_free(dump_prompt *dp)
+void samc__parity_prompt_free(samc_parity_prompt *dp)
 {
     samc_tensor_release(&dp->coords);
     samc_tensor_release(&dp->mask);
     free(dp->labels);
 }
 
-static samc_status read_prompt(samc_dump *d, const char *g, dump_prompt *dp, samc_error *err)
+samc_status samc__parity_read_prompt(samc_dump *d, const char *g, samc_parity_prompt *dp, samc_error *err)
 {
     memset(dp, 0, sizeof *dp);
     char path[256];
@@ -61,7 +54,7 @@ static samc_status read_prompt(samc_dump *d, const char *g, dump_prompt *dp, sam
     return st;
 }
 
-static void compare_outputs(parity_run *r, int k, const samc_sam_prediction *pr)
+void samc__parity_compare_prediction(parity_run *r, int k, const samc_sam_prediction *pr)
 {
     char mod[64], path[128];
     snprintf(mod, sizeof mod, "/outputs/%d", k);
@@ -91,15 +84,15 @@ static samc_status run_image_task(parity_run *r, samc_error *err)
         snprintf(g, sizeof g, "/inputs/prompts/%d", k);
         if (!samc_dump_exists(d, g))
             break;
-        dump_prompt dp;
+        samc_parity_prompt dp;
         samc_sam_prediction pr = {0};
-        st = read_prompt(d, g, &dp, err);
+        st = samc__parity_read_prompt(d, g, &dp, err);
         if (!st)
             st = samc_sam_predict(&r->x, &r->model->tracker, &f, &dp.p, &r->image_opts, &pr, err);
         if (!st)
-            compare_outputs(r, k, &pr);
+            samc__parity_compare_prediction(r, k, &pr);
         samc_sam_prediction_release(&pr);
-        dump_prompt_free(&dp);
+        samc__parity_prompt_free(&dp);
     }
     samc_frame_features_release(&f);
     return st;

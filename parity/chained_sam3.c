@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/base/error.h"
+#include "core/models/sam3/sam3_inst.h"
 #include "core/models/sam3/sam3_predict.h"
 #include "harness_internal.h"
 
@@ -18,8 +19,15 @@ samc_status samc__parity_load_sam3(parity_run *r, const char *path, const char *
     /* the dump as a SAM 3 checkpoint (core/models/sam3/sam3_load.c): its
      * weights, its /model/config_json and its tokenizer's vocabulary */
     samc_status st = samc_sam3_model_load(path, NULL, &r->model3, err);
-    if (!st)
+    if (!st && r->sam3_video)
+        st = samc_sam3_video_exec_init(&r->x, r->model3, impl, err);
+    else if (!st && r->sam3_inst)
+        st = samc_sam3_inst_exec_init(&r->x, r->model3, impl, err);
+    else if (!st)
         st = samc_sam3_exec_init(&r->x, r->model3, impl, err);
+    if (!st && r->sam3_inst) /* SAM3InteractiveImagePredictor's hole filling, for @postprocess run alone */
+        r->image_opts = (samc_sam_image_opts){r->model3->video.inst.max_hole_area,
+                                              r->model3->video.inst.max_sprinkle_area};
     return st;
 }
 

@@ -11,15 +11,6 @@
 #include "core/models/tracker/video.h"
 #include "harness_internal.h"
 
-static double attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
-{
-    double v = dflt;
-    bool none = false;
-    if (samc_dump_has_attr(d, obj, name) && (samc_dump_attr_num(d, obj, name, &v, &none, NULL) || none))
-        v = dflt;
-    return v;
-}
-
 static void compare_masks(parity_run *r, const char *what, int k, const samc_video_masks *m, const char *fmt_path)
 {
     const int64_t hw = (int64_t)m->height * m->width, shape[2] = {m->height, m->width};
@@ -46,8 +37,8 @@ static samc_status apply_prompt(parity_run *r, samc_video *v, int k, samc_error 
     samc_dump *d = r->dump;
     char g[64], path[128];
     snprintf(g, sizeof g, "/inputs/prompts/%d", k);
-    const int frame = (int)attr_or(d, g, "frame_idx", 0), obj = (int)attr_or(d, g, "obj_id", 0);
-    const bool clear = attr_or(d, g, "clear_old_points", 1) != 0;
+    const int frame = (int)samc__parity_attr_or(d, g, "frame_idx", 0), obj = (int)samc__parity_attr_or(d, g, "obj_id", 0);
+    const bool clear = samc__parity_attr_or(d, g, "clear_old_points", 1) != 0;
     samc_video_masks out = {0};
     samc_status st;
     snprintf(path, sizeof path, "%s/mask", g);
@@ -92,16 +83,8 @@ static samc_status apply_prompt(parity_run *r, samc_video *v, int k, samc_error 
 samc_status samc__parity_run_video(parity_run *r, samc_error *err)
 {
     samc_dump *d = r->dump;
-    uint8_t *frames = NULL;
-    int nd = 0;
-    int64_t dims[4];
-    samc_status st = samc_dump_read_u8(d, "/inputs/frames_u8", &frames, &nd, dims, err);
-    if (!st && (nd != 4 || dims[3] != 3))
-        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/frames_u8 must be [T,H,W,3]", samc_dump_path(d));
     samc_frames *fr = NULL;
-    if (!st)
-        st = samc_frames_from_memory(frames, (int)dims[0], (int)dims[1], (int)dims[2], &fr, err);
-    free(frames);
+    samc_status st = samc__parity_read_frames(d, &fr, err);
     /* the predictor's options are the config's (PARITY_DUMP_FORMAT.md, video task) */
     samc_video *v = NULL;
     const samc_feature_source src = samc_sam2_feature_source(r->model);
@@ -123,9 +106,9 @@ samc_status samc__parity_run_video(parity_run *r, samc_error *err)
         st = apply_prompt(r, v, k, err);
     }
     if (!st) {
-        const double start = attr_or(d, "/inputs", "start_frame_idx", -1);
-        const double maxf = attr_or(d, "/inputs", "max_frame_num_to_track", -1);
-        st = samc_video_propagate(v, (int)start, (int)maxf, attr_or(d, "/inputs", "reverse", 0) != 0, frame_cb, r, err);
+        const double start = samc__parity_attr_or(d, "/inputs", "start_frame_idx", -1);
+        const double maxf = samc__parity_attr_or(d, "/inputs", "max_frame_num_to_track", -1);
+        st = samc_video_propagate(v, (int)start, (int)maxf, samc__parity_attr_or(d, "/inputs", "reverse", 0) != 0, frame_cb, r, err);
     }
     samc_exec_set_trace(&r->x, NULL, NULL);
     samc_video_free(v);

@@ -327,6 +327,24 @@ samc_status samc_dump_read_f64(samc_dump *d, const char *path, double **data, in
     return st;
 }
 
+/* A record's obj_ids attribute (the tracker state's objects, batch order):
+ * how many (0 when unreadable or more than SAMC_DUMP_MAX_OBJS). */
+static int read_obj_ids(samc_dump *d, const char *g, int *objs)
+{
+    hid_t a = open_attr(d, g, "obj_ids", NULL);
+    if (a < 0)
+        return 0;
+    hid_t sp = H5Aget_space(a), t = H5Aget_type(a);
+    const hssize_t n = H5Sget_simple_extent_npoints(sp);
+    long long v[SAMC_DUMP_MAX_OBJS];
+    int got = 0;
+    if (H5Tget_class(t) == H5T_INTEGER && n > 0 && n <= SAMC_DUMP_MAX_OBJS && H5Aread(a, H5T_NATIVE_LLONG, v) >= 0)
+        for (got = 0; got < (int)n; got++)
+            objs[got] = v[got] >= 0 && v[got] <= INT_MAX ? (int)v[got] : -1;
+    H5Sclose(sp), H5Tclose(t), H5Aclose(a);
+    return got;
+}
+
 samc_status samc_dump_records(samc_dump *d, samc_dump_record **recs, int *n, samc_error *err)
 {
     *recs = NULL;
@@ -373,6 +391,8 @@ samc_status samc_dump_records(samc_dump *d, samc_dump_record **recs, int *n, sam
         if (samc_dump_has_attr(d, g, "frame_idx") && !samc_dump_attr_num(d, g, "frame_idx", &v, NULL, NULL) &&
             v >= -1 && v <= INT_MAX)
             r->frame_idx = (int)v;
+        if (samc_dump_has_attr(d, g, "obj_ids"))
+            r->n_objs = read_obj_ids(d, g, r->objs);
         if (samc_dump_has_attr(d, g, "obj_id") && !samc_dump_attr_num(d, g, "obj_id", &v, NULL, NULL) && v >= -1 &&
             v <= INT_MAX)
             r->obj_id = (int)v;

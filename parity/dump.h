@@ -11,12 +11,15 @@
 typedef struct samc_dump samc_dump;
 
 #define SAMC_DUMP_MODULE_MAX 128
+#define SAMC_DUMP_MAX_OBJS 16
 
 typedef struct samc_dump_record {
     int index;                        /* completion order (NNNNNN) */
     char module[SAMC_DUMP_MODULE_MAX];
     int call;
     int frame_idx, obj_id;            /* -1 when absent */
+    int n_objs;                       /* obj_ids: the objects of the tracker state (batch order); 0 when absent */
+    int objs[SAMC_DUMP_MAX_OBJS];
 } samc_dump_record;
 
 samc_status samc_dump_open(const char *path, samc_dump **out, samc_error *err);

@@ -59,6 +59,8 @@ static samc_status io_tensor(void *user, const char *name, const char *pos, samc
     char path[320];
     in_path(user, name, pos, path, sizeof path);
     samc_status st = samc_dump_read(r->dump, path, t, err);
+    if (!st)
+        st = samc__parity_slice_input(t, name, r->batch, r->batch_n, err);
     if (!st && r->io_perturb > 0)
         perturb(t, r->io_perturb);
     return st;
@@ -107,4 +109,28 @@ samc_layer_io samc__parity_record_io(parity_run *r, int rec)
                            .names = io_names, .video = r->video, .video_h = r->video_h, .video_w = r->video_w,
                            .max_hole_area = r->image_opts.max_hole_area,
                            .max_sprinkle_area = r->image_opts.max_sprinkle_area};
+}
+
+double samc__parity_attr_or(samc_dump *d, const char *obj, const char *name, double dflt)
+{
+    double v = dflt;
+    bool none = false;
+    if (samc_dump_has_attr(d, obj, name) && (samc_dump_attr_num(d, obj, name, &v, &none, NULL) || none))
+        v = dflt;
+    return v;
+}
+
+samc_status samc__parity_read_frames(samc_dump *d, samc_frames **out, samc_error *err)
+{
+    *out = NULL;
+    uint8_t *rgb = NULL;
+    int nd = 0;
+    int64_t dims[4];
+    samc_status st = samc_dump_read_u8(d, "/inputs/frames_u8", &rgb, &nd, dims, err);
+    if (!st && (nd != 4 || dims[3] != 3))
+        st = samc_fail(err, SAMC_ERR_SHAPE, "%s: /inputs/frames_u8 must be [T,H,W,3]", samc_dump_path(d));
+    if (!st)
+        st = samc_frames_from_memory(rgb, (int)dims[0], (int)dims[1], (int)dims[2], out, err);
+    free(rgb);
+    return st;
 }

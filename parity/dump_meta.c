@@ -89,6 +89,7 @@ samc_status samc__dump_read_meta(const char *path, bool with_vocab, samc_h5_meta
     out->task = attr_string(f, "/inputs", "task");
     out->config_json = attr_string(f, "/model", "config_json");
     out->variant = attr_string(f, "/model", "variant");
+    out->code_constants_json = attr_string(f, "/model", "code_constants_json");
     if (with_vocab)
         st = read_vocab(f, path, out, err);
     H5Fclose(f);

@@ -63,19 +63,25 @@ static void finish_report(parity_run *r)
     }
 }
 
-static samc_status check_task(samc_dump *d, bool *video, bool *sam3, bool *amg, samc_error *err)
+static samc_status check_task(parity_run *r, samc_error *err)
 {
     char *task = NULL;
-    samc_status st = samc_dump_attr_str(d, "/inputs", "task", &task, err);
-    if (!st && strcmp(task, "image") && strcmp(task, "video") && strcmp(task, "sam3_image") && strcmp(task, "amg"))
+    samc_status st = samc_dump_attr_str(r->dump, "/inputs", "task", &task, err);
+    static const char *const known[] = {"image", "video", "sam3_image", "amg", "sam3_video", "sam3_inst"};
+    int k = 0;
+    while (!st && k < 6 && strcmp(task, known[k]))
+        k++;
+    if (!st && k == 6)
         st = samc_fail(err, SAMC_ERR_UNSUPPORTED,
-                       "%s: task '%s' is not supported (samc parity runs 'image', 'video', 'sam3_image' and 'amg')",
-                       samc_dump_path(d), task);
-    *video = !st && !strcmp(task, "video");
-    *sam3 = !st && !strcmp(task, "sam3_image");
-    *amg = !st && !strcmp(task, "amg");
+                       "%s: task '%s' is not supported (samc parity runs 'image', 'video', 'sam3_image', 'amg', "
+                       "'sam3_video' and 'sam3_inst')", samc_dump_path(r->dump), task);
     free(task);
-    return st;
+    if (st)
+        return st;
+    r->video = k == 1, r->amg = k == 3;
+    r->sam3 = k == 2 || k >= 4, r->sam3_video = k == 4, r->sam3_inst = k == 5;
+    r->scoped = r->video || r->sam3_video;
+    return SAMC_OK;
 }
 
 /* The video task's frame size (the resize target of @postprocess). */
@@ -146,6 +152,10 @@ static samc_status run_task(parity_run *r, bool isolated, samc_error *err)
         return samc__parity_run_isolated(r, err);
     if (r->video)
         return samc__parity_run_video(r, err);
+    if (r->sam3_video)
+        return samc__parity_run_sam3_video(r, err);
+    if (r->sam3_inst)
+        return samc__parity_run_sam3_inst(r, err);
     if (r->sam3)
         return samc__parity_run_sam3(r, err);
     if (r->amg)
@@ -165,10 +175,11 @@ samc_status samc_parity_run(const char *path, const samc_parity_opts *o, samc_pa
     rep->impl = impl->name;
     rep->isolated = o->isolated;
     rep->tol = o->tol > 0 ? o->tol : impl->tol;
-    parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip, .opts = o};
+    parity_run r = {.rep = rep, .strict = o->strict, .plant_bf16_flip = o->plant_bf16_flip,
+                    .plant_threshold_flip = o->plant_threshold_flip, .opts = o, .batch = -1};
     samc_status st = samc_dump_open(path, &r.dump, err);
     if (!st) /* before loading any weights */
-        st = check_task(r.dump, &r.video, &r.sam3, &r.amg, err);
+        st = check_task(&r, err);
     if (!st)
         st = load_model(&r, path, o, err);
     if (!st)

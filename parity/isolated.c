@@ -18,6 +18,26 @@ static void report_error(parity_run *r, int i, samc_status st, const samc_error 
     }
 }
 
+/* Record i alone: its outputs compared, or its runner's error reported
+ * (when `report`). */
+static samc_status run_one(parity_run *r, int i, bool report)
+{
+    samc_layer_out o = {0};
+    samc_error e = {0};
+    samc_status st = samc__parity_run_alone(r, i, 0, &o, &e);
+    if (st && report) {
+        report_error(r, i, st, &e);
+    } else if (!st) {
+        const char *names[SAMC_LAYER_OUT_MAX];
+        const samc_tensor *t[SAMC_LAYER_OUT_MAX];
+        for (int k = 0; k < o.n; k++)
+            names[k] = o.names[k], t[k] = &o.t[k];
+        samc__parity_compare_record(r, i, o.n, names, t);
+    }
+    samc_layer_out_free(&o);
+    return st;
+}
+
 samc_status samc__parity_run_isolated(parity_run *r, samc_error *err)
 {
     (void)err;
@@ -25,19 +45,23 @@ samc_status samc__parity_run_isolated(parity_run *r, samc_error *err)
         if (!samc__parity_is_point(r, r->recs[i].module))
             continue;
         r->seen[i] = true;
-        samc_layer_out o = {0};
-        samc_error e = {0};
-        samc_status st = samc__parity_run_alone(r, i, 0, &o, &e);
-        if (st) {
-            report_error(r, i, st, &e);
-        } else {
-            const char *names[SAMC_LAYER_OUT_MAX];
-            const samc_tensor *t[SAMC_LAYER_OUT_MAX];
-            for (int k = 0; k < o.n; k++)
-                names[k] = o.names[k], t[k] = &o.t[k];
-            samc__parity_compare_record(r, i, o.n, names, t);
+        const samc_layer *L = samc_exec_find(&r->x, r->recs[i].module);
+        if (L->def->chained_only) { /* its children run alone */
+            r->rep->n_chained_only++;
+            continue;
         }
-        samc_layer_out_free(&o);
+        const samc_dump_record *d = &r->recs[i];
+        const bool batched = d->obj_id < 0 && d->n_objs >= 2;
+        /* a batch of a multi-object state whose runner takes one object at
+         * a time (as samc's tracker runs them) runs once per object, each on
+         * its slice (batch.c) */
+        if (run_one(r, i, !batched) && batched) {
+            for (int b = 0; b < d->n_objs; b++) {
+                r->batch = b, r->batch_n = d->n_objs;
+                run_one(r, i, true);
+            }
+            r->batch = -1;
+        }
     }
     return SAMC_OK;
 }

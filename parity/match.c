@@ -11,12 +11,16 @@
 #include "core/base/error.h"
 #include "harness_internal.h"
 
+/* A record of (frame, object): its own, or a batched one whose state holds
+ * the object (samc runs a state's objects one at a time: batch.c). */
 int samc__parity_find_record_video(const parity_run *r, const char *module, int frame_idx, int obj_id, int nth)
 {
-    for (int i = 0; i < r->n_recs; i++)
-        if (r->recs[i].frame_idx == frame_idx && r->recs[i].obj_id == obj_id && !strcmp(r->recs[i].module, module) &&
-            nth-- == 0)
+    for (int i = 0; i < r->n_recs; i++) {
+        const samc_dump_record *d = &r->recs[i];
+        if (d->frame_idx == frame_idx && (d->obj_id == obj_id || samc__parity_batch_index(d, obj_id) >= 0) &&
+            !strcmp(d->module, module) && nth-- == 0)
             return i;
+    }
     return -1;
 }
 
@@ -39,7 +43,7 @@ int samc__parity_record_at(const parity_run *r, int index)
 bool samc__parity_is_point(const parity_run *r, const char *module)
 {
     const samc_layer *L = samc_exec_find(&r->x, module);
-    return L && L->def->parity;
+    return L && samc_layer_is_parity(L);
 }
 
 /* Per-key call counter: per module like the dump's `call` attribute (image),
@@ -77,9 +81,9 @@ void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc,
     parity_run *r = user;
     char key[160];
     const int fr = sc->frame_idx, ob = sc->obj_id;
-    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, fr, ob);
+    snprintf(key, sizeof key, r->scoped ? "%s|%d|%d" : "%s", module, fr, ob);
     const int call = next_call(r, key);
-    const int rec = r->video ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
+    const int rec = r->scoped ? samc__parity_find_record_video(r, module, fr, ob, call) : samc__parity_find_record(r, module, call);
     if (rec < 0) {
         samc_parity_row *row = samc__parity_add_row(r, INT_MAX - 1, module, call, "*");
         if (row) {
@@ -91,5 +95,7 @@ void samc__parity_on_trace(void *user, const char *module, const samc_scope *sc,
     r->seen[rec] = true;
     r->last_index = r->recs[rec].index;
     samc__parity_plant_fault(r, module, nslots, slots, t);
+    r->batch = r->scoped ? samc__parity_batch_index(&r->recs[rec], ob) : -1, r->batch_n = r->recs[rec].n_objs;
     samc__parity_compare_record(r, rec, nslots, slots, t);
+    r->batch = -1;
 }

@@ -63,6 +63,7 @@ typedef struct samc_parity_report {
     int n_pass, n_fail, n_flips;   /* rows */
     int64_t n_flip_values;         /* values whose decision was re-synchronised */
     int n_ignored_records;     /* dump records of modules that are not parity points */
+    int n_chained_only;        /* isolated runs: records of composites compared in chained runs only */
     int first_fail;            /* row index, -1 when all pass */
 } samc_parity_report;
 
@@ -79,6 +80,10 @@ typedef struct samc_parity_opts {
      * value that the dump reads back to this relative margin on the other
      * side of its bf16 rounding midpoint (a planted flip). */
     double plant_bf16_flip;
+    /* > 0 (tests): the first loop-threshold decision of a SAM 3 video run
+     * (the value nearest its threshold) moved this far (relative) to the
+     * other side of its recorded decision (a planted flip). */
+    double plant_threshold_flip;
     /* Testing the criterion: every output samc produces for a module named
      * plant_fault_module ("*": every parity point), slot plant_fault_slot
      * (NULL: every output slot), gets element 0 moved by plant_fault_size x

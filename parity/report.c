@@ -65,6 +65,9 @@ void samc_parity_print(const samc_parity_report *rep, FILE *f)
     }
     if (rep->n_ignored_records)
         fprintf(f, "(%d dump records of modules that are not parity points were ignored)\n", rep->n_ignored_records);
+    if (rep->n_chained_only)
+        fprintf(f, "(%d records of composites compared in chained runs only; their children ran alone)\n",
+                rep->n_chained_only);
     fprintf(f, "worst rel: %.3e\n", worst);
     int propagated = 0;
     for (int i = 0; i < rep->n_rows; i++)

@@ -30,19 +30,29 @@
 static int record_for(parity_run *r, const char *module, const samc_scope *sc, int offset)
 {
     char key[160];
-    snprintf(key, sizeof key, r->video ? "%s|%d|%d" : "%s", module, sc->frame_idx, sc->obj_id);
+    snprintf(key, sizeof key, r->scoped ? "%s|%d|%d" : "%s", module, sc->frame_idx, sc->obj_id);
     const int call = samc__parity_peek_call(r, key) + offset;
     if (call < 0)
         return -1;
-    return r->video ? samc__parity_find_record_video(r, module, sc->frame_idx, sc->obj_id, call)
+    return r->scoped ? samc__parity_find_record_video(r, module, sc->frame_idx, sc->obj_id, call)
                     : samc__parity_find_record(r, module, call);
+}
+
+/* A slot of record `rec` as the object of scope `sc` sees it: its item of
+ * a batched record (the batch on axis 0: batch.c). */
+static bool read_slot_of(parity_run *r, int rec, const char *slot, const samc_scope *sc, samc_tensor *t)
+{
+    char path[320];
+    snprintf(path, sizeof path, "/trace/%06d/%s", r->recs[rec].index, slot);
+    if (!samc_dump_exists(r->dump, path) || samc_dump_read(r->dump, path, t, NULL) != SAMC_OK)
+        return false;
+    const int b = sc ? samc__parity_batch_index(&r->recs[rec], sc->obj_id) : -1;
+    return samc__parity_slice_input(t, "", b, r->recs[rec].n_objs, NULL) == SAMC_OK;
 }
 
 static bool read_slot(parity_run *r, int rec, const char *slot, samc_tensor *t)
 {
-    char path[320];
-    snprintf(path, sizeof path, "/trace/%06d/%s", r->recs[rec].index, slot);
-    return samc_dump_exists(r->dump, path) && samc_dump_read(r->dump, path, t, NULL) == SAMC_OK;
+    return read_slot_of(r, rec, slot, NULL, t);
 }
 
 static double max_abs(const float *x, int64_t n)
@@ -107,10 +117,28 @@ static void plant(parity_run *r, samc_decision *d, const float *rec, double scal
     r->plant_bf16_flip = 0;
 }
 
+/* SAM 3's recorded side of a bfloat16 rounding: the memory the last
+ * @encode_new_memory of this scope recorded (float32, rounded here as the
+ * official state stores it), or a tracker neck level of the frame as the
+ * next record that reads it holds it (conv_s0 / conv_s1 in/0, the
+ * @tracker_backbone's level 2). */
+static int sam3_bf16_side(parity_run *r, const samc_scope *sc, const samc_decision *d, samc_tensor *t)
+{
+    const bool memory = !strcmp(d->module, "@encode_new_memory");
+    const char *slot = memory ? "out/maskmem_features"
+                       : !strcmp(d->module, "@tracker_backbone") ? "out/backbone_fpn.2" : "in/0";
+    const int ri = record_for(r, d->module, sc, memory ? -1 : 0);
+    if (ri < 0 || !read_slot_of(r, ri, slot, sc, t))
+        return -1;
+    if (memory)
+        samc_round_bf16(t->data, samc_numel(t));
+    return ri;
+}
+
 static void resync_bf16(parity_run *r, const samc_scope *sc, samc_decision *d)
 {
     samc_tensor rec = {0};
-    const int ri = bank_entry(r, sc, &rec);
+    const int ri = r->model3 ? sam3_bf16_side(r, sc, d, &rec) : bank_entry(r, sc, &rec);
     if (ri < 0 || samc_numel(&rec) != d->n) { /* never read back by the official run: nothing to follow */
         samc_tensor_release(&rec);
         return;
@@ -133,7 +161,9 @@ static void resync_bf16(parity_run *r, const samc_scope *sc, samc_decision *d)
             beyond++, wb = margin > wb ? margin : wb;
         }
     }
-    report(r, ri, "bf16 rounding of the stored memory", sc, flips, beyond, wf, wb);
+    report(r, ri, strcmp(d->module, "@encode_new_memory") && r->model3 ? "bf16 rounding of the tracker neck"
+                                                                        : "bf16 rounding of the stored memory",
+           sc, flips, beyond, wf, wb);
     samc_tensor_release(&rec);
 }
 
@@ -141,7 +171,7 @@ static void resync_object_score(parity_run *r, const samc_scope *sc, samc_decisi
 {
     const int ri = record_for(r, d->module, sc, -1);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/3", &rec))
+    if (ri < 0 || !read_slot_of(r, ri, "out/3", sc, &rec))
         return;
     const float c = d->values[0], v = rec.data[0];
     if ((c > d->threshold) != (v > d->threshold)) {
@@ -158,7 +188,7 @@ static void resync_best_mask(parity_run *r, const samc_scope *sc, samc_decision 
 {
     const int ri = record_for(r, d->module, sc, -1);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/1", &rec) || samc_numel(&rec) != d->n) {
+    if (ri < 0 || !read_slot_of(r, ri, "out/1", sc, &rec) || samc_numel(&rec) != d->n) {
         samc_tensor_release(&rec);
         return;
     }
@@ -178,7 +208,7 @@ static void resync_stability(parity_run *r, const samc_scope *sc, samc_decision 
 {
     const int ri = record_for(r, d->module, sc, 0);
     samc_tensor rec = {0};
-    if (ri < 0 || !read_slot(r, ri, "out/0", &rec) || samc_numel(&rec) != d->hw) {
+    if (ri < 0 || !read_slot_of(r, ri, "out/0", sc, &rec) || samc_numel(&rec) != d->hw) {
         samc_tensor_release(&rec);
         return;
     }
@@ -201,12 +231,12 @@ static void resync_binarize(parity_run *r, const samc_scope *sc, samc_decision *
 {
     const int ri = record_for(r, d->module, sc, 0);
     samc_tensor rec = {0};
-    if (ri < 0 || (!read_slot(r, ri, "in/masks", &rec) && !read_slot(r, ri, "in/1", &rec)) ||
+    if (ri < 0 || (!read_slot_of(r, ri, "in/masks", sc, &rec) && !read_slot_of(r, ri, "in/1", sc, &rec)) ||
         samc_numel(&rec) != d->n) {
         samc_tensor_release(&rec);
         return;
     }
-    const samc_sam2_config *c = &r->model->cfg;
+    const samc_tracker_config *c = r->model3 ? &r->model3->tracker.cfg : &r->model->tracker.cfg;
     const double mid = 0.5 * c->sigmoid_scale_for_mem_enc + c->sigmoid_bias_for_mem_enc;
     const double scale = max_abs(d->values, d->n), tol = r->rep->tol;
     int64_t flips = 0, beyond = 0;
@@ -262,9 +292,59 @@ static void resync_non_overlap(parity_run *r, const samc_scope *sc, samc_decisio
     samc_tensor_release(&rec);
 }
 
+static bool side(float v, float thr, samc_cmp c) { return c == SAMC_CMP_GT ? v > thr : c == SAMC_CMP_GE ? v >= thr : v < thr; }
+
+/* The planted flip (samc_parity_opts.plant_threshold_flip): the value whose
+ * recorded side is nearest the threshold, moved to the other side by the
+ * given margin. */
+static void plant_threshold(parity_run *r, samc_decision *d, const float *rec, double scale)
+{
+    int64_t k = 0;
+    for (int64_t i = 1; i < d->n; i++)
+        k = fabs(rec[i] - d->threshold) < fabs(rec[k] - d->threshold) ? i : k;
+    const double step = r->plant_threshold_flip * scale;
+    const bool up = side(rec[k], d->threshold, d->cmp) == (d->cmp == SAMC_CMP_LT); /* past it: above or below */
+    d->values[k] = (float)(d->threshold + (up ? step : -step));
+    r->plant_threshold_flip = 0;
+}
+
+/* A loop decision by a threshold (SAM 3 video: NMS, association, ...). */
+static void resync_threshold(parity_run *r, const samc_scope *sc, samc_decision *d)
+{
+    const int ri = record_for(r, d->module, sc, 0);
+    samc_tensor rec = {0};
+    if (ri < 0 || !read_slot_of(r, ri, d->slot, sc, &rec) || samc_numel(&rec) != d->n || d->n == 0) {
+        samc_tensor_release(&rec);
+        return;
+    }
+    const double scale = fmax(max_abs(rec.data, d->n), 1e-12), tol = r->rep->tol;
+    if (r->plant_threshold_flip > 0)
+        plant_threshold(r, d, rec.data, scale);
+    int64_t flips = 0, beyond = 0;
+    double wf = 0, wb = 0;
+    for (int64_t i = 0; i < d->n && !r->strict; i++) {
+        if (side(d->values[i], d->threshold, d->cmp) == side(rec.data[i], d->threshold, d->cmp))
+            continue;
+        const double margin = fabs(d->values[i] - d->threshold) / scale;
+        if (margin <= tol)
+            d->values[i] = rec.data[i], flips++, wf = margin > wf ? margin : wf;
+        else
+            beyond++, wb = margin > wb ? margin : wb;
+    }
+    static const char *const ops[] = {">", ">=", "<"};
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %g", d->slot, ops[d->cmp], (double)d->threshold);
+    report(r, ri, what, sc, flips, beyond, wf, wb);
+    samc_tensor_release(&rec);
+}
+
 void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d)
 {
     parity_run *r = user;
+    if (d->kind == SAMC_DECISION_THRESHOLD) { /* strict: only the planted flip */
+        resync_threshold(r, sc, d);
+        return;
+    }
     if (r->strict) { /* only the planted flip (a test), no re-synchronisation */
         samc_tensor rec = {0};
         if (d->kind == SAMC_DECISION_BF16 && r->plant_bf16_flip > 0 && bank_entry(r, sc, &rec) >= 0 &&
@@ -280,5 +360,6 @@ void samc__parity_resync(void *user, const samc_scope *sc, samc_decision *d)
     case SAMC_DECISION_STABILITY: resync_stability(r, sc, d); break;
     case SAMC_DECISION_BINARIZE: resync_binarize(r, sc, d); break;
     case SAMC_DECISION_NON_OVERLAP: resync_non_overlap(r, sc, d); break;
+    case SAMC_DECISION_THRESHOLD: break; /* above */
     }
 }

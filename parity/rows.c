@@ -94,9 +94,10 @@ void samc__parity_compare(parity_run *r, int index, const char *module, int call
     memcpy(row->shape, t->shape, sizeof row->shape);
     samc_tensor ref = {0};
     samc_error e = {0};
-    if (samc_dump_read(r->dump, path, &ref, &e)) {
+    if (samc_dump_read(r->dump, path, &ref, &e) || samc__parity_slice_like(&ref, t, r->batch, r->batch_n, &e)) {
         row->state = SAMC_PARITY_NOT_IN_DUMP;
         snprintf(row->note, sizeof row->note, "%s", e.msg);
+        samc_tensor_release(&ref);
         return;
     }
     if (!samc_tensor_same_shape(t, &ref)) {

@@ -18,7 +18,9 @@
 #include <cjson/cJSON.h>
 
 #include "core/amg/amg_coco_rle.h"
+#include "core/amg/amg_generate.h"
 #include "core/amg/amg_rle.h"
+#include "core/api/api_internal.h"
 #include "parity/dump.h"
 #include "parity/parity.h"
 #include "util/fault_impl.h"
@@ -391,6 +393,48 @@ static void test_mask_to_coco_rle(void **state)
     assert_non_null(strstr(e.msg, "mask"));
 }
 
+static void count_candidate(void *user, const samc_amg_candidate *c)
+{
+    (void)c;
+    ++*(int64_t *)user;
+}
+
+/* The generator upscales only the masks that pass the IoU filter (with
+ * m2m: only the refined ones) unless an observer asks for every candidate:
+ * the records and the filters' counts are those of the run that upscales
+ * every mask (the parity runs' observer), with and without m2m, and the IoU
+ * filter really dropped some candidates (so both the kept and the dropped
+ * planes were exercised). */
+static void test_upscale_only_kept(void **state)
+{
+    fx *f = *state;
+    for (int m2m = 0; m2m < 2; m2m++) {
+        samc_amg_params p = fixture_a_params();
+        p.use_m2m = m2m;
+        samc_amg_output all, kept;
+        int64_t observed = 0;
+        samc_error e = {0};
+        const samc_amg_hooks observe = {.candidate = count_candidate, .user = &observed};
+        samc_exec *x = samc__predictor_exec(f->p);
+        const samc_sam2_model *m = samc__predictor_sam2(f->p);
+        assert_int_equal(samc_amg_generate(x, m, f->img, f->h, f->w, &p, &observe, &all, &e), SAMC_OK);
+        assert_int_equal(samc_amg_generate(x, m, f->img, f->h, f->w, &p, NULL, &kept, &e), SAMC_OK);
+        assert_int_equal(observed, all.counts.candidates);
+        assert_true(all.counts.iou > 0 && all.counts.iou < all.counts.candidates);
+        assert_memory_equal(&all.counts, &kept.counts, sizeof all.counts);
+        assert_int_equal(all.n, kept.n);
+        assert_true(all.n > 0);
+        for (int64_t i = 0; i < all.n; i++) {
+            const samc_amg_record *a = &all.records[i], *b = &kept.records[i];
+            assert_memory_equal(a->box, b->box, sizeof a->box);
+            assert_true(a->predicted_iou == b->predicted_iou && a->stability_score == b->stability_score);
+            assert_int_equal(a->rle.n, b->rle.n);
+            assert_memory_equal(a->rle.counts, b->rle.counts, (size_t)a->rle.n * sizeof *a->rle.counts);
+        }
+        samc_amg_output_free(&all), samc_amg_output_free(&kept);
+    }
+}
+
 /* The amg parity task is not vacuous: a fault planted in the mask decoder
  * (the test-only "fault" implementation, here a gross one: 1e-2 of the
  * output's scale) fails it, first at that layer, and the records' rows fail
@@ -429,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_progress_reentry_refused),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_postprocess_small_regions),
+        cmocka_unit_test(test_upscale_only_kept),
         cmocka_unit_test(test_parity_catches_fault),
         cmocka_unit_test(test_mask_to_coco_rle),
     };

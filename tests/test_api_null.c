@@ -27,6 +27,7 @@ static samc_model *g_model, *g_model3;
 static samc_predictor *g_pred;
 static samc_tracker *g_trk;
 static samc_sam3_processor *g_s3;
+static samc_sam3_tracker *g_s3t;
 static samc_embedding *g_emb;
 static samc_video_reader *g_vr;
 static int g_live; /* 0: every pointer NULL; 1: handles live */
@@ -35,6 +36,7 @@ static int g_live; /* 0: every pointer NULL; 1: handles live */
 #define T (g_live ? g_trk : NULL)
 #define M (g_live ? g_model : NULL)
 #define S3 (g_live ? g_s3 : NULL)
+#define S3T (g_live ? g_s3t : NULL)
 #define EMB (g_live ? g_emb : NULL)
 #define VR (g_live ? g_vr : NULL)
 
@@ -101,6 +103,14 @@ STATUS(samc_sam3_processor_set_threshold, samc_sam3_processor_set_threshold(S3, 
 STATUS(samc_sam3_processor_results, samc_sam3_processor_results(S3, NULL, e))
 STATUS(samc_sam3_processor_embed, samc_sam3_processor_embed(S3, NULL, 4, 4, NULL, e))
 STATUS(samc_sam3_processor_use_embedding, samc_sam3_processor_use_embedding(S3, NULL, e))
+STATUS(samc_sam3_processor_predict_inst, samc_sam3_processor_predict_inst(S3, NULL, NULL, e))
+STATUS(samc_sam3_tracker_new, samc_sam3_tracker_new(g_live ? g_model3 : NULL, NULL, NULL, NULL, e))
+STATUS(samc_sam3_tracker_new_frames,
+       samc_sam3_tracker_new_frames(g_live ? g_model3 : NULL, NULL, NULL, 2, 16, 16, NULL, e))
+STATUS(samc_sam3_tracker_add_prompt, samc_sam3_tracker_add_prompt(S3T, 0, NULL, NULL, 1, NULL, NULL, e))
+STATUS(samc_sam3_tracker_add_points, samc_sam3_tracker_add_points(S3T, 0, 1, NULL, NULL, 1, NULL, NULL, e))
+STATUS(samc_sam3_tracker_propagate, samc_sam3_tracker_propagate(S3T, SAMC_SAM3_FORWARD, -1, -1, NULL, NULL, e))
+STATUS(samc_sam3_tracker_remove_object, samc_sam3_tracker_remove_object(S3T, 7, e))
 STATUS(samc_decode_image, samc_decode_image(NULL, 4, NULL, NULL, NULL, NULL, e))
 STATUS(samc_probe_image, samc_probe_image(NULL, 4, NULL, NULL, NULL, e))
 STATUS(samc_encode_png, samc_encode_png(NULL, 1, 1, 3, NULL, NULL, e))
@@ -161,6 +171,16 @@ VALUE(samc_sam3_processor_free, (samc_sam3_processor_free(NULL), 0))
 VALUE(samc_sam3_processor_impl, samc_sam3_processor_impl(S3))
 VALUE(samc_sam3_processor_threads, samc_sam3_processor_threads(S3))
 VALUE(samc_sam3_processor_reset, (samc_sam3_processor_reset(g_live ? NULL : S3), 0))
+VALUE(samc_sam3_processor_low_res_size, samc_sam3_processor_low_res_size(S3))
+VALUE(samc_sam3_tracker_default_params, samc_sam3_tracker_default_params().impl)
+VALUE(samc_sam3_tracker_free, (samc_sam3_tracker_free(NULL), 0))
+VALUE(samc_sam3_tracker_num_frames, samc_sam3_tracker_num_frames(S3T))
+VALUE(samc_sam3_tracker_height, samc_sam3_tracker_height(S3T))
+VALUE(samc_sam3_tracker_width, samc_sam3_tracker_width(S3T))
+VALUE(samc_sam3_tracker_frame_path, samc_sam3_tracker_frame_path(S3T, 1 << 30))
+VALUE(samc_sam3_tracker_impl, samc_sam3_tracker_impl(S3T))
+VALUE(samc_sam3_tracker_threads, samc_sam3_tracker_threads(S3T))
+VALUE(samc_sam3_tracker_reset, (samc_sam3_tracker_reset(g_live ? NULL : S3T), 0))
 VALUE(samc_status_name, samc_status_name((samc_status)-7))
 VALUE(samc_embedding_free, (samc_embedding_free(NULL), 0))
 VALUE(samc_embedding_bytes, samc_embedding_bytes(EMB))
@@ -192,7 +212,9 @@ static const call CALLS[] = {
     S(samc_amg_to_json), S(samc_amg_write_json), S(samc_mask_to_coco_rle), S(samc_sam3_processor_new), S(samc_sam3_processor_override),
     S(samc_sam3_processor_set_image), S(samc_sam3_processor_set_text), S(samc_sam3_processor_add_box),
     S_OK_LIVE(samc_sam3_processor_set_threshold), S(samc_sam3_processor_results), S(samc_sam3_processor_embed),
-    S(samc_sam3_processor_use_embedding), S(samc_decode_image), S(samc_probe_image), S(samc_encode_png),
+    S(samc_sam3_processor_use_embedding), S(samc_sam3_processor_predict_inst), S(samc_sam3_tracker_new),
+    S(samc_sam3_tracker_new_frames), S(samc_sam3_tracker_add_prompt), S(samc_sam3_tracker_add_points),
+    S(samc_sam3_tracker_propagate), S(samc_sam3_tracker_remove_object), S(samc_decode_image), S(samc_probe_image), S(samc_encode_png),
     S(samc_write_palette_png), S(samc_mask_rle_encode), S(samc_mask_rle_encode_logits), S(samc_predictor_embed),
     S(samc_predictor_predict_on), S(samc_tracker_open_video), S(samc_tracker_open_video_memory),
     S(samc_tracker_video_info), S(samc_video_reader_open), S(samc_video_reader_open_memory),
@@ -212,7 +234,10 @@ static const call CALLS[] = {
     V(samc_embedding_height), V(samc_embedding_width), V(samc_embedding_model), V(samc_mask_rle_free),
     V(samc_stability_score), V(samc_video_reader_free), V(samc_video_writer_abort), V(samc_system_info),
     V(samc_predictor_set_abort_callback), V(samc_tracker_set_abort_callback),
-    V(samc_sam3_processor_set_abort_callback),
+    V(samc_sam3_processor_set_abort_callback), V(samc_sam3_processor_low_res_size), V(samc_sam3_tracker_default_params), V(samc_sam3_tracker_free),
+    V(samc_sam3_tracker_num_frames), V(samc_sam3_tracker_height), V(samc_sam3_tracker_width),
+    V(samc_sam3_tracker_frame_path), V(samc_sam3_tracker_impl), V(samc_sam3_tracker_threads),
+    V(samc_sam3_tracker_reset),
 };
 
 #define STALE "stale message of an earlier call"
@@ -256,6 +281,8 @@ static samc_status setup_embedding_and_reader(samc_error *e)
     static uint8_t rgb[2 * 16 * 16 * 3];
     memset(rgb, 128, sizeof rgb);
     samc_status st = samc_predictor_embed(g_pred, rgb, 16, 16, &g_emb, e);
+    if (!st) /* a SAM 3 video session on the same two frames (sam3.pt's layout: its tracker half) */
+        st = samc_sam3_tracker_new_frames(g_model3, NULL, rgb, 2, 16, 16, &g_s3t, e);
     return st ? st : samc_video_reader_open_frames(rgb, 2, 16, 16, &g_vr, e);
 }
 
@@ -283,6 +310,7 @@ int main(void)
             bad += run_one(&CALLS[i]);
     samc_video_reader_free(g_vr);
     samc_embedding_free(g_emb);
+    samc_sam3_tracker_free(g_s3t);
     samc_sam3_processor_free(g_s3);
     samc_model_free(g_model3);
     samc_tracker_free(g_trk);

@@ -11,7 +11,9 @@
  * then the bad inputs, each with its message, a non-zero exit and nothing
  * written: empty text, boxes outside / inverted / empty, a missing, corrupt
  * or absent vocabulary, a SAM 2 model (checkpoint, dumps of the image, video
- * and amg tasks) with --text, SAM 2 options on a SAM 3 model; `samc bench`
+ * and amg tasks) with --text, SAM 2 options on a SAM 3 model, predict_inst's
+ * (--point, --inst) refusals; predict_inst on fixtures/sam3_video's dump
+ * against its official outputs (test_predict_inst); `samc bench`
  * (SAM 2 only) given a SAM 3 checkpoint or dump names the family. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,7 +275,7 @@ static void test_bad_inputs(void **state)
     char *garbage = tu_join(g_tmp, "garbage.gz"), *trunc = tu_join(g_tmp, "trunc.gz");
     assert_int_equal(tu_write_file(garbage, "not a gzip file at all", 22), 0);
     assert_int_equal(tu_write_file(trunc, "\x1f\x8b\x08\x00", 4), 0);
-    char *a[32];
+    char *a[40];
     int n = 0;
     refused(a[n++] = tu_strdupf("%s --text ''", v), 2, "empty text");
     refused(a[n++] = tu_strdupf("%s --text dog --box 10,10,200,50", v), 2, "outside the 75x90 image");
@@ -283,9 +285,16 @@ static void test_bad_inputs(void **state)
     refused(a[n++] = tu_strdupf("%s --box 10,20,30,20,neg", v), 2, "zero width or height");
     refused(a[n++] = tu_strdupf("%s --text dog --threshold 1.5", v), 2, "--threshold '1.5'");
     refused(a[n++] = tu_strdupf("%s", v), 2, "no prompt");
-    refused(a[n++] = tu_strdupf("%s --text dog --point 10,10", v), 2, "--point is a SAM 2 option");
-    refused(a[n++] = tu_strdupf("%s --text dog --multimask", v), 2, "--multimask is a SAM 2 option");
-    refused(a[n++] = tu_strdupf("%s --text dog --mask-input '%s'", v, garbage), 2, "--mask-input is a SAM 2 option");
+    refused(a[n++] = tu_strdupf("%s --text dog --point 10,10", v), 2, "--point with --text");
+    refused(a[n++] = tu_strdupf("%s --text dog --multimask", v), 2, "--multimask with --text");
+    refused(a[n++] = tu_strdupf("%s --text dog --mask-input '%s'", v, garbage), 2, "--mask-input with --text");
+    refused(a[n++] = tu_strdupf("%s --point 10,10 --threshold 0.3", v), 2, "--point with --threshold");
+    refused(a[n++] = tu_strdupf("%s --text dog --inst", v), 2, "--inst with --text");
+    refused(a[n++] = tu_strdupf("%s --point 10,10 --max-hole-area 5", v), 2, "are SAM 2's image predictor options");
+    refused(a[n++] = tu_strdupf("%s --point 100,10", v), 2, "outside");
+    refused(a[n++] = tu_strdupf("%s --point 10,10 --box 5,5,20,20,neg", v), 2, "SAM 1 task (predict_inst)");
+    /* predict_inst needs the tracker half: the image dump has none */
+    refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --point 10,10", g_dump, g_img), 1, "no tracker half");
     refused(a[n++] = tu_strdupf("%s --text dog --vocab /nonexistent/vocab.gz", s3), 1, "/nonexistent/vocab.gz");
     refused(a[n++] = tu_strdupf("%s --text dog --vocab '%s'", s3, garbage), 1, "not a gzip file");
     refused(a[n++] = tu_strdupf("%s --text dog --vocab '%s'", s3, trunc), 1, "truncated");
@@ -301,6 +310,8 @@ static void test_bad_inputs(void **state)
                 "is a SAM 2 model, which takes --point");
     refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --point 5,5 --vocab '%s'", dumps[0], g_img, g_voc), 2,
             "--vocab is a SAM 3 option");
+    refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --point 5,5 --inst", dumps[0], g_img), 2,
+            "--inst is a SAM 3 option");
     refused(a[n++] = tu_strdupf("--image '%s' --text dog", g_img), 2, "needs --model");
     char *other = task_dump("depth_estimation");
     refused(a[n++] = tu_strdupf("--model '%s' --image '%s' --text dog", other, g_img), 1,
@@ -327,18 +338,23 @@ static void test_info(void **state)
     tu_assert_contains(r.out, "check: every key and shape matches the config");
     tu_assert_contains(r.out, "not included: segment needs --vocab FILE");
     tu_assert_contains(r.out, "backbone.vision_backbone.trunk.blocks.0");
+    /* sam3.pt's layout: both halves, and the video family's layers */
+    tu_assert_contains(r.out, "halves: detector and tracker (231 tracker.* tensors)");
+    tu_assert_contains(r.out, "video (track --text)");
+    tu_assert_contains(r.out, "tracker.transformer.encoder.layers.0");
     tu_run_free(&r), free(a);
     a = tu_strdupf("info '%s'", g_dump);
     r = tu_run_samc(g_tmp, a);
     assert_int_equal(r.rc, 0);
     tu_assert_contains(r.out, "config: the dump's /model/config_json");
     tu_assert_contains(r.out, "vocabulary: in the dump");
+    tu_assert_contains(r.out, "halves: detector only (no tracker.* weights)");
     tu_run_free(&r), free(a);
     a = tu_strdupf("info '%s'", g_ck);
     r = tu_run_samc(g_tmp, a);
     assert_int_equal(r.rc, 1);
     tu_assert_contains(r.out, "check: FAILED");
-    tu_assert_contains(r.out, "expected shape (1024,3,14,14) for config 'sam3 (built-in release)'");
+    tu_assert_contains(r.out, "expected shape (1024,3,14,14) for config 'sam3 video (built-in release)'");
     tu_run_free(&r), free(a);
 }
 
@@ -361,6 +377,95 @@ static void test_bench_refuses_sam3(void **state)
         assert_null(strstr(r.out, "model sam2"));
         tu_run_free(&r), free(want), free(a[i]);
     }
+}
+
+/* `samc segment --point/--box/--mask-input` on a SAM 3 model runs
+ * predict_inst: fixtures/sam3_video/tiny_vi_inst.h5's three prompts (its
+ * image written as a PNG, the previous prompt's low-res logits as the
+ * mask input file) give its masks (mask_K.png = official logits > 0,
+ * every pixel) and IoUs (result.json, rel 1e-4). */
+static void test_predict_inst(void **state)
+{
+    (void)state;
+    char *inst = tu_src_path("fixtures/sam3_video/tiny_vi_inst.h5"), *png = tu_join(g_tmp, "inst.png");
+    char *mi = tu_join(g_tmp, "inst_mask.f32");
+    samc_dump *d = NULL;
+    samc_error e = {0};
+    uint8_t *rgb = NULL;
+    int nd = 0;
+    int64_t dims[4];
+    assert_int_equal(samc_dump_open(inst, &d, &e), SAMC_OK);
+    assert_int_equal(samc_dump_read_u8(d, "/inputs/image_u8", &rgb, &nd, dims, &e), SAMC_OK);
+    assert_int_equal(samc_write_png(png, rgb, (int)dims[0], (int)dims[1], 3, &e), SAMC_OK);
+    for (int k = 0; k < 3; k++) {
+        char g[64], path[96];
+        snprintf(g, sizeof g, "/inputs/prompts/%d", k);
+        samc_tensor pc = {0}, box = {0}, mask_in = {0}, masks = {0}, iou = {0};
+        int32_t *labels = NULL;
+        int64_t np = 0;
+        double mm = 0;
+        snprintf(path, sizeof path, "%s/point_coords", g);
+        assert_int_equal(samc_dump_read(d, path, &pc, &e), SAMC_OK);
+        snprintf(path, sizeof path, "%s/point_labels", g);
+        assert_int_equal(samc_dump_read_i32(d, path, &labels, &np, &e), SAMC_OK);
+        assert_int_equal(samc_dump_attr_num(d, g, "multimask_output", &mm, NULL, &e), SAMC_OK);
+        char *args = tu_strdupf("segment --model '%s' --vocab '%s' --image '%s' --inst%s", inst, g_voc, png,
+                                mm != 0 ? " --multimask" : "");
+        for (int64_t i = 0; i < np; i++) {
+            char *more = tu_strdupf("%s --point %.9g,%.9g,%d", args, pc.data[2 * i], pc.data[2 * i + 1], labels[i]);
+            free(args), args = more;
+        }
+        snprintf(path, sizeof path, "%s/box", g);
+        if (samc_dump_exists(d, path)) {
+            assert_int_equal(samc_dump_read(d, path, &box, &e), SAMC_OK);
+            char *more = tu_strdupf("%s --box %.9g,%.9g,%.9g,%.9g", args, box.data[0], box.data[1], box.data[2],
+                                    box.data[3]);
+            free(args), args = more;
+        }
+        snprintf(path, sizeof path, "%s/mask_input", g);
+        if (samc_dump_exists(d, path)) {
+            assert_int_equal(samc_dump_read(d, path, &mask_in, &e), SAMC_OK);
+            assert_int_equal(tu_write_file(mi, mask_in.data, (size_t)samc_numel(&mask_in) * sizeof(float)), 0);
+            char *more = tu_strdupf("%s --mask-input '%s'", args, mi);
+            free(args), args = more;
+        }
+        char *out = tu_strdupf("%s/inst_%d", g_tmp, k), *full = tu_strdupf("%s --out '%s'", args, out);
+        tu_run_result r = tu_run_samc(g_tmp, full);
+        printf("$ samc %s\n  -> %d: %s%s", full, r.rc, r.out, r.err);
+        assert_int_equal(r.rc, 0);
+        snprintf(path, sizeof path, "/outputs/%d/masks", k);
+        assert_int_equal(samc_dump_read(d, path, &masks, &e), SAMC_OK);
+        snprintf(path, sizeof path, "/outputs/%d/iou_predictions", k);
+        assert_int_equal(samc_dump_read(d, path, &iou, &e), SAMC_OK);
+        char *jp = tu_join(out, "result.json"), *text = tu_slurp(jp);
+        cJSON *res = cJSON_Parse(text);
+        assert_non_null(res);
+        assert_string_equal(cJSON_GetObjectItem(res, "task")->valuestring, "predict_inst");
+        const cJSON *arr = cJSON_GetObjectItem(res, "masks");
+        assert_int_equal(cJSON_GetArraySize(arr), (int)iou.shape[0]);
+        const int64_t hw = dims[0] * dims[1];
+        for (int m = 0; m < (int)iou.shape[0]; m++) {
+            const double pi = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, m), "predicted_iou")->valuedouble;
+            assert_true(fabs(pi - iou.data[m]) <= 1e-4 * fmax(1.0, fabs(iou.data[m])));
+            char *mp = tu_strdupf("%s/mask_%d.png", out, m);
+            uint8_t *px = NULL;
+            int h = 0, w = 0;
+            assert_int_equal(samc_read_image(mp, &px, &h, &w, &e), SAMC_OK);
+            assert_int_equal(h * w, (int)hw);
+            int64_t diff = 0;
+            for (int64_t p = 0; p < hw; p++)
+                diff += (px[3 * p] > 127) != (masks.data[m * hw + p] > 0.0f);
+            assert_int_equal(diff, 0);
+            samc_free(px), free(mp);
+        }
+        cJSON_Delete(res);
+        tu_run_free(&r);
+        free(jp), free(text), free(out), free(full), free(args), free(labels);
+        samc_tensor_release(&pc), samc_tensor_release(&box), samc_tensor_release(&mask_in);
+        samc_tensor_release(&masks), samc_tensor_release(&iou);
+    }
+    samc_dump_close(d);
+    free(rgb), free(inst), free(png), free(mi);
 }
 
 /* The dump's image as a PNG (lossless: the same pixels the official run saw). */
@@ -394,7 +499,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_official_session), cmocka_unit_test(test_long_text),
-                                       cmocka_unit_test(test_info),
+                                       cmocka_unit_test(test_info), cmocka_unit_test(test_predict_inst),
                                        cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_bench_refuses_sam3)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,8 +73,9 @@ static void check_family_rows(const samc_layer_family *fam, bool need_examples)
             if (indexed && !d->count)
                 print_error("%s/%s: a '#' row needs a count\n", part->name, d->pattern);
             assert_true(!indexed || d->count);
-            if (d->parity)
+            if ((d->parity || d->parity_if) && !d->chained_only)
                 assert_non_null(d->isolated);
+            assert_true(!d->chained_only || !d->isolated);
             if (d->whole && (d->pattern[0] || !samc_kind_name(d->table, d->whole)))
                 print_error("%s/%s: a whole-part body belongs to the part's own row and its kind list\n", part->name,
                             d->pattern);

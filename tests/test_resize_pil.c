@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_resize_pil.c - Pillow's BICUBIC resize, bit for bit, on cases written
- * by tools/make_pil_cases.py with Pillow 9.4 (tests/data/pil_bicubic.bin):
- * up, down, mixed, unchanged axes, extreme aspect ratios. */
+/* test_resize_pil.c - Pillow's BICUBIC and BILINEAR resizes, bit for bit, on
+ * cases written by tools/make_pil_cases.py with Pillow 9.4
+ * (tests/data/pil_bicubic.bin, pil_bilinear.bin): up, down, mixed,
+ * unchanged axes, extreme aspect ratios. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +14,9 @@
 #include "core/nn/resize_pil.h"
 #include "util/testutil.h"
 
-static void test_pil_bicubic(void **s)
+static void check_cases(const char *file, samc_pil_filter filter)
 {
-    (void)s;
-    char *path = tu_src_path("tests/data/pil_bicubic.bin");
+    char *path = tu_src_path(file);
     uint8_t *buf = NULL;
     size_t n = 0, at = 0;
     assert_int_equal(tu_read_file(path, &buf, &n), 0);
@@ -28,7 +28,7 @@ static void test_pil_bicubic(void **s)
         const size_t in = (size_t)d[0] * d[1] * 3, outn = (size_t)d[2] * d[3] * 3;
         assert_true(at + in + outn <= n);
         uint8_t *got = malloc(outn);
-        assert_int_equal(samc_resize_pil_bicubic_rgb(buf + at, d[0], d[1], d[2], d[3], got), SAMC_OK);
+        assert_int_equal(samc_resize_pil_rgb(buf + at, d[0], d[1], d[2], d[3], filter, got), SAMC_OK);
         assert_memory_equal(got, buf + at + in, outn);
         free(got);
         at += in + outn;
@@ -39,8 +39,20 @@ static void test_pil_bicubic(void **s)
     free(path);
 }
 
+static void test_pil_bicubic(void **s)
+{
+    (void)s;
+    check_cases("tests/data/pil_bicubic.bin", SAMC_PIL_BICUBIC);
+}
+
+static void test_pil_bilinear(void **s)
+{
+    (void)s;
+    check_cases("tests/data/pil_bilinear.bin", SAMC_PIL_BILINEAR);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pil_bicubic)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pil_bicubic), cmocka_unit_test(test_pil_bilinear)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

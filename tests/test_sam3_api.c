@@ -205,10 +205,11 @@ static void test_refusals(void **state)
         samc_model_free(m);
         m = NULL;
     }
-    /* the tiny checkpoint against the built-in released config: the first mis-shaped key, both shapes */
+    /* the tiny checkpoint (both halves: the video model) against the built-in released config: the first
+     * mis-shaped key, both shapes */
     expect(load(ck, NULL, voc, &m, &e), SAMC_ERR_SHAPE, &e,
            "'detector.backbone.vision_backbone.trunk.patch_embed.proj.weight': expected shape (1024,3,14,14) for "
-           "config 'sam3 (built-in release)', got (24,3,14,14)");
+           "config 'sam3 video (built-in release)', got (24,3,14,14)");
     expect(load(ck, cfg, "/nonexistent/vocab.gz", &m, &e), SAMC_ERR_IO, &e, "/nonexistent/vocab.gz");
     assert_null(m);
     free(ck), free(sam2), free(voc), free(cfg), free(sam2_dump), free(amg), free(sam2_cfg);

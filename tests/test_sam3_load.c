@@ -97,7 +97,7 @@ static void expect_refused(const char *ckpt, const char *config, const char *a, 
         assert_non_null(strstr(e.msg, b));
 }
 
-/* A copy of `src` with the first `from` replaced by `to` (same length). */
+/* A copy of `src` with every `from` replaced by `to` (same length). */
 static char *edited_copy(const char *dir, const char *src, const char *name, const char *from, const char *to)
 {
     uint8_t *data = NULL;
@@ -105,11 +105,11 @@ static char *edited_copy(const char *dir, const char *src, const char *name, con
     assert_int_equal(tu_read_file(src, &data, &n), 0);
     assert_int_equal(strlen(from), strlen(to));
     const size_t len = strlen(from);
-    size_t at = 0;
-    while (at + len <= n && memcmp(data + at, from, len))
-        at++;
-    assert_true(at + len <= n);
-    memcpy(data + at, to, len);
+    int found = 0;
+    for (size_t at = 0; at + len <= n; at++)
+        if (!memcmp(data + at, from, len))
+            memcpy(data + at, to, len), found++;
+    assert_true(found > 0);
     char *path = tu_join(dir, name);
     assert_int_equal(tu_write_file(path, data, n), 0);
     free(data);

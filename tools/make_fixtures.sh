@@ -466,6 +466,29 @@ $PY "$TOOLS/dump_sam3_video.py" $VT_ARGS --clip-size 48x64 --clip-frames 8 \
   --request "add_prompt;frame=5;box=0.25,0.2,0.5,0.6,1" --request "propagate;max=2" \
   --variant tiny_vt_sam3_r56_loop --compress --out "$O/tiny_vt_loop.h5"
 
+# ---- VM: tracker states of several objects (the official code runs a
+#      state's objects as one batch: batched tracker records, eff_iou_score
+#      over the batch, pixel-wise non-overlap in consolidation and the
+#      object-wise one in the outputs).  VT's model and nudges; NMS 0.85 keeps
+#      two detections on frame 0 (one state of objects 0 and 1) and two new
+#      ones on frame 1 (objects 2 and 3); hot start 2 frames; a 2-frame clip
+#      (clip seed 4: every pixel binarisation 3e-5 or more from 0).
+VM_ARGS="$(tiny3 56 16 2 64 8 2 1 1) $(vit3 16 2 2 4 [1] 28) $(slim3) $(tracker3 56 16 8)
+  --video-set image_size=56 --seed 5233 --threads 1
+  --nudge detector.transformer.decoder.presence_token_head.layers.2.bias=3
+  --nudge detector.dot_prod_scoring.prompt_proj.bias=2
+  --nudge detector.segmentation_head.instance_seg_head.bias=0.3
+  --nudge detector.segmentation_head.mask_predictor.mask_embed.layers.2.bias=0.3
+  --nudge tracker.sam_mask_decoder.pred_obj_score_head.layers.2.bias=-0.616
+  --video-set score_threshold_detection=0.75 --video-set new_det_thresh=0.75
+  --video-set det_nms_thresh=0.85 --video-set assoc_iou_thresh=0.1 --video-set-new trk_assoc_iou_thresh=0.25
+  --video-set hotstart_delay=2 --video-set hotstart_unmatch_thresh=2 --video-set hotstart_dup_thresh=2
+  --video-set fill_hole_area=4"
+# shellcheck disable=SC2086
+$PY "$TOOLS/dump_sam3_video.py" $VM_ARGS --clip-size 48x64 --clip-frames 2 --clip-seed 4 \
+  --request "add_prompt;frame=0;text=a red car" --request "propagate;direction=forward" \
+  --variant tiny_vm_sam3_r56_multi --compress --out "$O/tiny_vm_multi.h5"
+
 # ---- VI: predict_inst.  R = 112 (G = 8, low-res 32 x 32), the same widths
 #      with 4 queries, max_hole_area 16 (the default 256 covers a whole 16 x 16
 #      map at tiny sizes); a synthetic 90 x 120 image.  Prompts: one click

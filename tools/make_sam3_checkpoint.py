@@ -124,6 +124,9 @@ def main(argv=None):
         sam3_build.apply_override(video_tree, "tracker." + o)
     for o in args.tracker_set_new:
         sam3_build.apply_override(video_tree, "tracker." + o, allow_new=True)
+    # the loop resizes frames to its own image_size, which build_sam3_video_model
+    # passes to the detector and the tracker alike: keep the three equal
+    video_tree["image_size"] = video_tree["tracker"]["image_size"]
 
     if args.check_keys:
         video = sam3_build.instantiate(copy.deepcopy(video_tree), bpe)

@@ -33,13 +33,33 @@ void samc_amg_cands_free(samc_amg_cands *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Which masks a batch brings to the image size (samc_sam_batch_prompt's
+ * upscale_keep). The first step of _process_batch's filters is the IoU
+ * filter, which reads the IoU prediction alone: a mask it drops is never
+ * read again, unless an observer wants every candidate's stability and box
+ * (hooks.candidate: the parity runs), so only the survivors are upscaled.
+ * With m2m the first pass's masks are all replaced by the refined ones:
+ * none is upscaled there. */
+static bool keep_by_iou(const void *thresh, float iou) { return samc_amg_keep_by_iou(iou, *(const double *)thresh); }
+static bool keep_none(const void *unused, float iou) { return (void)unused, (void)iou, false; }
+
+static void set_upscale(samc_sam_batch_prompt *bp, const samc_amg_params *p, const samc_amg_batch_env *env, bool final)
+{
+    if (!final)
+        bp->upscale_keep = keep_none;
+    else if (!env->hooks.candidate && p->pred_iou_thresh > 0.0)
+        bp->upscale_keep = keep_by_iou, bp->keep_user = &p->pred_iou_thresh;
+}
+
 /* refine_with_m2m: every candidate again, in sub-batches of points_per_batch,
  * with its point (label 1) and its own clamped low-res logits as mask_input,
- * multimask_output False. The refined (B*C, 1, h, w) logits and IoUs replace
- * pr's masks and IoUs in place (candidate k's rows only depend on k). */
+ * multimask_output False. The refined IoUs replace pr's in place (candidate
+ * k's rows only depend on k), and pr's masks (of which the first pass
+ * upscaled none) become the refined upscaled planes, in order: every one,
+ * or those set_upscale keeps. */
 static samc_status refine_m2m(samc_exec *x, const samc_sam2_model *m, const samc_frame_features *f, const samc_amg_params *p,
-                              const samc_sam_image_opts *opts, const float *pts, samc_sam_batch_prediction *pr,
-                              samc_error *err)
+                              const samc_sam_image_opts *opts, const float *pts, const samc_amg_batch_env *env,
+                              samc_sam_batch_prediction *pr, samc_error *err)
 {
     const int64_t N = (int64_t)pr->B * pr->C, hw = (int64_t)f->orig_h * f->orig_w;
     const int64_t ls = pr->low_res.shape[2] * pr->low_res.shape[3];
@@ -50,14 +70,21 @@ static samc_status refine_m2m(samc_exec *x, const samc_sam2_model *m, const samc
         rep[2 * k] = pts[2 * (k / pr->C)], rep[2 * k + 1] = pts[2 * (k / pr->C) + 1];
         ones[k] = 1;
     }
+    samc_tensor_release(&pr->masks);
+    if (!st) /* paged in only as far as it is written */
+        st = samc_tensor_alloc_uninit(&pr->masks, 4, (const int64_t[]){N, 1, f->orig_h, f->orig_w}, err);
+    int64_t j = 0;
     for (int64_t s = 0; !st && s < N; s += p->points_per_batch) {
         const int nb = (int)(N - s < p->points_per_batch ? N - s : p->points_per_batch);
         samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = rep + 2 * s, .labels = ones + s,
                                      .mask_input = pr->low_res.data + s * ls, .multimask = false,
                                      .allow_points_outside = true};
+        set_upscale(&bp, p, env, true);
         samc_sam_batch_prediction r = {0};
         if (!(st = samc_sam_predict_batch(x, &m->tracker, f, &bp, opts, &r, err))) {
-            memcpy(pr->masks.data + s * hw, r.masks.data, (size_t)(nb * hw) * sizeof(float));
+            for (int i = 0, rj = 0; i < nb; i++) /* C = 1: a prompt per candidate */
+                if (samc_sam_batch_upscaled(&bp, r.iou.data, 1, i))
+                    memcpy(pr->masks.data + j++ * hw, r.masks.data + rj++ * hw, (size_t)hw * sizeof(float));
             memcpy(pr->iou.data + s, r.iou.data, (size_t)nb * sizeof(float));
         }
         samc_sam_batch_prediction_release(&r);
@@ -129,16 +156,27 @@ samc_status samc_amg_process_batch(samc_exec *x, const samc_sam2_model *m, const
         ones[i] = 1;
     samc_sam_batch_prompt bp = {.B = nb, .n_points = 1, .points = pts, .labels = ones,
                                  .multimask = p->multimask_output, .allow_points_outside = true};
+    set_upscale(&bp, p, env, !p->use_m2m);
     if (!st)
         st = samc_sam_predict_batch(x, &m->tracker, f, &bp, &opts, &pr, err);
     if (!st && p->use_m2m)
-        st = refine_m2m(x, m, f, p, &opts, pts, &pr, err);
+        st = refine_m2m(x, m, f, p, &opts, pts, env, &pr, err);
     const int64_t N = (int64_t)pr.B * pr.C, hw = (int64_t)f->orig_h * f->orig_w;
     if (!st)
         env->counts.candidates += N;
-    for (int64_t k = 0; !st && k < N; k++) /* masks.flatten(0, 1): prompt-major */
-        st = one_candidate(pr.masks.data + k * hw, pr.iou.data[k], pts + 2 * (k / pr.C), f, p, crop, orig_h, orig_w,
+    /* which candidates have planes in pr.masks: set_upscale's final choice,
+     * per prompt of the pass that made them (with m2m: one per candidate) */
+    samc_sam_batch_prompt fin = {0};
+    set_upscale(&fin, p, env, true);
+    const int unit = p->use_m2m ? 1 : pr.C;
+    const float *plane = pr.masks.data;
+    for (int64_t k = 0; !st && k < N; k++) { /* masks.flatten(0, 1): prompt-major */
+        const bool has = samc_sam_batch_upscaled(&fin, pr.iou.data, unit, k / unit);
+        /* NULL: dropped by the IoU filter, which one_candidate applies before it reads the logits */
+        st = one_candidate(has ? plane : NULL, pr.iou.data[k], pts + 2 * (k / pr.C), f, p, crop, orig_h, orig_w,
                            mask, env, out, err);
+        plane += has ? hw : 0;
+    }
     env->batch++;
     if (!st && env->hooks.progress) {
         env->prog.points_done += nb;

@@ -180,36 +180,50 @@ int samc_predictor_low_res_size(const samc_predictor *p) { return p ? 4 * p->mod
 
 const char *samc_predictor_config_name(const samc_predictor *p) { return p ? p->model->sam2->cfg.name : ""; }
 
+samc_status samc__api_prompt(const samc_predict_request *rq, int s, samc_tensor *mask, samc_sam_prompt *pr,
+                             samc_error *err)
+{
+    if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
+        return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
+    const int64_t mshape[3] = {1, s, s};
+    *mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
+    *pr = (samc_sam_prompt){.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
+                            .has_box = rq->box != NULL, .mask_input = rq->mask_input ? mask : NULL,
+                            .multimask = rq->multimask_output != 0, .normalized_coords = rq->normalized_coords != 0};
+    if (rq->box)
+        memcpy(pr->box, rq->box, sizeof pr->box);
+    return SAMC_OK;
+}
+
+void samc__api_masks(samc_sam_prediction *res, int h, int w, int s, bool logits, samc_masks *out)
+{
+    const int64_t hw = (int64_t)h * w;
+    out->num_masks = res->num_masks;
+    out->height = h, out->width = w;
+    out->low_res_size = s;
+    out->masks = res->masks.data, res->masks.owns = false; /* hand the buffers over */
+    out->iou = res->iou.data, res->iou.owns = false;
+    out->low_res = res->low_res.data, res->low_res.owns = false;
+    out->object_score = res->object_score;
+    if (!logits)
+        for (int64_t i = 0; i < hw * out->num_masks; i++)
+            out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
+}
+
 /* predict on features f (the predictor's current image or an embedding). */
 static samc_status predict_features(samc_predictor *p, const samc_frame_features *f, const samc_predict_request *rq,
                                     samc_masks *out, samc_error *err)
 {
-    if (rq->n_points < 0 || (rq->n_points > 0 && (!rq->point_coords || !rq->point_labels)))
-        return samc_fail(err, SAMC_ERR_ARG, "n_points is %d but point_coords or point_labels is NULL", rq->n_points);
     const int s = samc_predictor_low_res_size(p);
-    const int64_t mshape[3] = {1, s, s};
-    samc_tensor mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
-    samc_sam_prompt pr = {.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
-                           .has_box = rq->box != NULL, .mask_input = rq->mask_input ? &mask : NULL,
-                           .multimask = rq->multimask_output != 0, .normalized_coords = rq->normalized_coords != 0};
-    if (rq->box)
-        memcpy(pr.box, rq->box, sizeof pr.box);
+    samc_tensor mask;
+    samc_sam_prompt pr;
+    samc_status st = samc__api_prompt(rq, s, &mask, &pr, err);
     samc_sam_prediction res;
-    samc_status st = samc_sam_predict(&p->x, &p->model->sam2->tracker, f, &pr, &p->opts, &res, err);
-    if (st)
-        return st;
-    const int64_t hw = (int64_t)f->orig_h * f->orig_w;
-    out->num_masks = res.num_masks;
-    out->height = f->orig_h, out->width = f->orig_w;
-    out->low_res_size = s;
-    out->masks = res.masks.data, res.masks.owns = false; /* hand the buffers over */
-    out->iou = res.iou.data, res.iou.owns = false;
-    out->low_res = res.low_res.data, res.low_res.owns = false;
-    out->object_score = res.object_score;
-    if (!rq->return_logits)
-        for (int64_t i = 0; i < hw * out->num_masks; i++)
-            out->masks[i] = out->masks[i] > 0.0f ? 1.0f : 0.0f; /* mask_threshold 0, strict */
-    return SAMC_OK;
+    if (!st)
+        st = samc_sam_predict(&p->x, &p->model->sam2->tracker, f, &pr, &p->opts, &res, err);
+    if (!st)
+        samc__api_masks(&res, f->orig_h, f->orig_w, s, rq->return_logits != 0, out);
+    return st;
 }
 
 samc_status samc_predictor_predict(samc_predictor *p, const samc_predict_request *rq, samc_masks *out,

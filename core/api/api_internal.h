@@ -78,4 +78,11 @@ const samc_sam2_model *samc__predictor_sam2(const samc_predictor *p);
 const samc_frame_features *samc__predictor_features(const samc_predictor *p);
 const samc_sam_image_opts *samc__predictor_opts(const samc_predictor *p);
 
+/* samc_predict_request as the SAM heads' prompt (`mask` holds the view of
+ * mask_input, s x s) and their prediction handed over to samc_masks (h x w
+ * masks; logits: kept, else 0 / 1): SAM 2's predict and SAM 3's predict_inst. */
+samc_status samc__api_prompt(const samc_predict_request *rq, int s, samc_tensor *mask, samc_sam_prompt *pr,
+                             samc_error *err);
+void samc__api_masks(samc_sam_prediction *res, int h, int w, int s, bool logits, samc_masks *out);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/api/api_internal.h"
+#include "core/models/sam3/sam3_inst.h"
 #include "core/models/sam3/sam3_predict.h"
 #include "core/text/clip_tokenizer.h"
 
@@ -25,6 +26,10 @@ struct samc_sam3_processor {
     samc_progress_fn progress;
     void *progress_user;
     int blocks_done;           /* encoder progress of the current set_image */
+    bool has_inst;             /* a model with its tracker: predict_inst's exec and features */
+    samc_exec xi;              /* the inst family (the tracker's SAM heads mounted) */
+    samc_frame_features inst_f; /* the tracker features of inst_of */
+    const samc_sam3_image *inst_of;
 };
 
 samc_sam3_processor_params samc_sam3_processor_default_params(void)
@@ -55,6 +60,13 @@ samc_status samc_sam3_processor_new(const samc_model *model, const samc_sam3_pro
     if (!st)
         st = samc__api_setup_exec(&p->x, pp.impl, pp.n_threads, err);
     samc_exec_set_abort(&p->x, pp.abort_callback, pp.abort_user);
+    if (!st && model->sam3->has_tracker) { /* predict_inst runs the tracker's heads */
+        p->has_inst = true;
+        st = samc_sam3_inst_exec_init(&p->xi, model->sam3, NULL, err);
+        if (!st)
+            st = samc__api_setup_exec(&p->xi, pp.impl, pp.n_threads, err);
+        samc_exec_set_abort(&p->xi, pp.abort_callback, pp.abort_user);
+    }
     if (st) {
         samc_sam3_processor_free(p);
         return st;
@@ -84,7 +96,10 @@ void samc_sam3_processor_free(samc_sam3_processor *p)
         return;
     samc_sam3_processor_reset(p);
     samc_sam3_image_release(&p->img);
+    samc_frame_features_release(&p->inst_f);
     samc_exec_free(&p->x);
+    if (p->has_inst)
+        samc_exec_free(&p->xi);
     free(p);
 }
 
@@ -141,7 +156,7 @@ samc_status samc_sam3_processor_set_image(samc_sam3_processor *p, const uint8_t 
     SAMC_API_NEED(p, err);
     samc_sam3_processor_reset(p);
     samc_sam3_image_release(&p->img);
-    p->cur = NULL;
+    p->cur = p->inst_of = NULL; /* predict_inst's features are of the old image */
     samc_status st = encode(p, rgb, h, w, &p->img, err);
     if (!st)
         p->cur = &p->img;
@@ -178,6 +193,7 @@ samc_status samc_sam3_processor_use_embedding(samc_sam3_processor *p, const samc
         return st;
     samc_sam3_processor_reset(p);
     samc_sam3_image_release(&p->img);
+    p->inst_of = NULL;
     p->cur = &e->sam3;
     return SAMC_OK;
 }
@@ -270,4 +286,40 @@ samc_status samc_sam3_processor_results(const samc_sam3_processor *p, samc_sam3_
     out->boxes = d->boxes.data, out->masks = d->masks.data;
     out->h = p->cur->h, out->w = p->cur->w;
     return SAMC_OK;
+}
+
+int samc_sam3_processor_low_res_size(const samc_sam3_processor *p)
+{
+    return p && p->has_inst ? 4 * samc_tracker_emb(&p->model->sam3->tracker.cfg) : 0;
+}
+
+samc_status samc_sam3_processor_predict_inst(samc_sam3_processor *p, const samc_predict_request *rq, samc_masks *out,
+                                            samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    SAMC_API_NEED(out, err);
+    memset(out, 0, sizeof *out);
+    SAMC_API_NEED(p, err);
+    SAMC_API_NEED(rq, err);
+    if (!p->has_inst)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "samc_sam3_processor_predict_inst: this SAM 3 model has no tracker "
+                         "half (tracker.* weights): points and boxes need it (load sam3.pt whole)");
+    samc_status st = need_image(p, "samc_sam3_processor_predict_inst", err);
+    if (!st && p->inst_of != p->cur) { /* Sam3Processor.set_image's tracker features, once per image */
+        samc_frame_features_release(&p->inst_f);
+        p->inst_of = NULL;
+        if (!(st = samc_sam3_inst_features(&p->xi, p->cur, &p->inst_f, err)))
+            p->inst_of = p->cur;
+    }
+    const int s = samc_sam3_processor_low_res_size(p);
+    samc_tensor mask;
+    samc_sam_prompt pr;
+    if (!st)
+        st = samc__api_prompt(rq, s, &mask, &pr, err);
+    samc_sam_prediction res;
+    if (!st)
+        st = samc_sam3_predict_inst(&p->xi, &p->inst_f, &pr, &res, err);
+    if (!st)
+        samc__api_masks(&res, p->inst_f.orig_h, p->inst_f.orig_w, s, rq->return_logits != 0, out);
+    return st;
 }

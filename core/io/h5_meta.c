@@ -36,6 +36,7 @@ void samc_h5_meta_free(samc_h5_meta *m)
     free(m->task);
     free(m->config_json);
     free(m->variant);
+    free(m->code_constants_json);
     free(m->vocab_gz);
     memset(m, 0, sizeof *m);
 }

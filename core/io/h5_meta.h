@@ -19,9 +19,10 @@
 #include "samc_status.h"
 
 typedef struct samc_h5_meta {
-    char *task;          /* "image", "video", "amg", "sam3_image"; NULL when absent */
+    char *task;          /* "image", "video", "amg", "sam3_image", "sam3_video", "sam3_inst"; NULL when absent */
     char *config_json;   /* NULL when absent */
     char *variant;       /* /model attribute `variant` (free text); NULL when absent */
+    char *code_constants_json; /* SAM 3 video: the official code's inline constants; NULL when absent */
     uint8_t *vocab_gz;   /* NULL when absent (read only when asked for) */
     size_t vocab_n;
 } samc_h5_meta;

@@ -43,13 +43,13 @@ static samc_status dump_family(const char *path, samc_family *fam, bool *known, 
         return st;
     const char *t = meta.task;
     *known = t != NULL;
-    if (*known && !strcmp(t, "sam3_image"))
-        *fam = SAMC_FAMILY_SAM3;
+    if (*known && (!strcmp(t, "sam3_image") || !strcmp(t, "sam3_video") || !strcmp(t, "sam3_inst")))
+        *fam = SAMC_FAMILY_SAM3; /* the video and predict_inst dumps hold sam3.pt's layout */
     else if (*known && (!strcmp(t, "image") || !strcmp(t, "video") || !strcmp(t, "amg")))
         *fam = SAMC_FAMILY_SAM2;
     else if (*known)
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', which holds no SAM 2 or SAM 3 model (model "
-                       "dumps have /inputs task image, video, amg or sam3_image)", path, t);
+                       "dumps have /inputs task image, video, amg, sam3_image, sam3_video or sam3_inst)", path, t);
     samc_h5_meta_free(&meta);
     return st;
 }

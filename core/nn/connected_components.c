@@ -216,3 +216,44 @@ samc_status samc_fill_holes_video(samc_tensor *masks, double max_area)
     plane_buf_free(&b);
     return st;
 }
+
+/* One plane of samc_fill_holes_sprinkles. */
+static samc_status fill_plane_sprinkles(float *m, int H, int W, int max_area, plane_buf *b, int64_t *changed)
+{
+    const int64_t n = (int64_t)H * W;
+    for (int64_t p = 0; p < n; p++)
+        b->bin[p] = m[p] <= 0.0f; /* holes: background components */
+    samc_status st = small_components(b->bin, H, W, max_area, b->counts, b->hole);
+    for (int64_t p = 0; !st && p < n; p++)
+        if (b->hole[p])
+            m[p] = 0.1f, (*changed)++;
+    int64_t fg = 0;
+    for (int64_t p = 0; !st && p < n; p++)
+        fg += b->bin[p] = m[p] > 0.0f;
+    const int64_t thr = fg / 2 < max_area ? fg / 2 : max_area; /* floor_divide_(2).clamp_(max=max_area) */
+    if (!st)
+        st = small_components(b->bin, H, W, (double)thr, b->counts, b->sprinkle);
+    for (int64_t p = 0; !st && p < n; p++)
+        if (b->sprinkle[p])
+            m[p] = -0.1f, (*changed)++;
+    return st;
+}
+
+samc_status samc_fill_holes_sprinkles(samc_tensor *masks, int max_area, int64_t *changed)
+{
+    int64_t dummy = 0;
+    changed = changed ? changed : &dummy;
+    *changed = 0;
+    int H = 0, W = 0;
+    int64_t planes = 0;
+    samc_status st = plane_dims(masks, &H, &W, &planes);
+    if (st || max_area <= 0 || planes == 0)
+        return st;
+    plane_buf b = {0};
+    if ((st = plane_buf_alloc(&b, (int64_t)H * W)))
+        return st;
+    for (int64_t i = 0; i < planes && !st; i++)
+        st = fill_plane_sprinkles(masks->data + i * H * W, H, W, max_area, &b, changed);
+    plane_buf_free(&b);
+    return st;
+}

@@ -42,4 +42,12 @@ samc_status samc_fill_holes_image_predictor(samc_tensor *masks, float mask_thres
  * asserts it): SAMC_ERR_ARG otherwise. */
 samc_status samc_fill_holes_video(samc_tensor *masks, double max_area);
 
+/* SAM 3's version (sam3/model/sam3_tracker_utils.py: fill_holes_in_mask_scores
+ * with fill_holes and remove_sprinkles), in place on masks (..., H, W):
+ * max_area <= 0 leaves them untouched; components of (mask <= 0) with area
+ * <= max_area become 0.1; then components of (mask > 0) of that result with
+ * area <= min(max_area, #(mask > 0) / 2) become -0.1. `changed` (may be
+ * NULL) counts the logits it set. */
+samc_status samc_fill_holes_sprinkles(samc_tensor *masks, int max_area, int64_t *changed);
+
 #endif

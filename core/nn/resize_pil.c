@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* resize_pil.c - Pillow ImagingResample (BICUBIC, 8 bits per channel). */
+/* resize_pil.c - Pillow ImagingResample (BICUBIC, BILINEAR; 8 bits per channel). */
 #include "core/nn/resize_pil.h"
 
 #include <math.h>
@@ -24,13 +24,22 @@ static double bicubic(double x)
     return 0.0;
 }
 
+/* Pillow's bilinear_filter (a triangle). */
+static double bilinear(double x)
+{
+    if (x < 0.0)
+        x = -x;
+    return x < 1.0 ? 1.0 - x : 0.0;
+}
+
 /* precompute_coeffs + normalize_coeffs_8bpc for one axis: `bounds` gets
  * (first tap, tap count) per output, `kk` ksize fixed-point weights each. */
-static int coeffs(int in_size, int out_size, int **bounds_out, int32_t **kk_out)
+static int coeffs(int in_size, int out_size, samc_pil_filter filter, int **bounds_out, int32_t **kk_out)
 {
+    double (*const fn)(double) = filter == SAMC_PIL_BILINEAR ? bilinear : bicubic;
     const double scale = (double)in_size / out_size;
     const double filterscale = scale < 1.0 ? 1.0 : scale;
-    const double support = 2.0 * filterscale; /* bicubic support 2 */
+    const double support = (filter == SAMC_PIL_BILINEAR ? 1.0 : 2.0) * filterscale;
     const int ksize = (int)ceil(support) * 2 + 1;
     double *pre = calloc((size_t)out_size * ksize, sizeof *pre);
     int *bounds = malloc((size_t)out_size * 2 * sizeof *bounds);
@@ -49,7 +58,7 @@ static int coeffs(int in_size, int out_size, int **bounds_out, int32_t **kk_out)
         xmax -= xmin;
         double *k = pre + (size_t)xx * ksize, ww = 0.0;
         for (int x = 0; x < xmax; x++) {
-            k[x] = bicubic((x + xmin - center + 0.5) * ss);
+            k[x] = fn((x + xmin - center + 0.5) * ss);
             ww += k[x];
         }
         for (int x = 0; x < xmax; x++)
@@ -71,13 +80,13 @@ static uint8_t clip8(int64_t v)
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-samc_status samc_resize_pil_bicubic_rgb(const uint8_t *rgb, int h, int w, int H, int W, uint8_t *out)
+samc_status samc_resize_pil_rgb(const uint8_t *rgb, int h, int w, int H, int W, samc_pil_filter filter, uint8_t *out)
 {
     if (h <= 0 || w <= 0 || H <= 0 || W <= 0)
         return samc_fail(NULL, SAMC_ERR_ARG, "resize: empty image");
     int *bh = NULL, *bv = NULL;
     int32_t *kh = NULL, *kv = NULL;
-    const int ksh = coeffs(w, W, &bh, &kh), ksv = coeffs(h, H, &bv, &kv);
+    const int ksh = coeffs(w, W, filter, &bh, &kh), ksv = coeffs(h, H, filter, &bv, &kv);
     /* Only the source rows the vertical pass reads go through the horizontal pass. */
     const int y0 = ksv > 0 ? bv[0] : 0, y1 = ksv > 0 ? bv[2 * (H - 1)] + bv[2 * (H - 1) + 1] : 0;
     uint8_t *tmp = (ksh > 0 && ksv > 0) ? malloc((size_t)(y1 - y0) * W * 3) : NULL;

@@ -435,11 +435,16 @@ samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc)
     return ctx;
 }
 
+bool samc_layer_is_parity(const samc_layer *L)
+{
+    return L->def->parity_if ? L->def->parity_if(L->self) != 0 : L->def->parity;
+}
+
 void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t)
 {
-    if (x->trace && nslots > 0 && L->def->parity)
-        x->trace(x->trace_user, L->name, sc ? sc : &samc_no_scope, nslots, slots, t);
+    if (x->trace && nslots > 0 && samc_layer_is_parity(L))
+        x->trace(x->trace_user, L->name, sc ? sc : x->scope ? x->scope : &samc_no_scope, nslots, slots, t);
 }
 
 samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,

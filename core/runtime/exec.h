@@ -75,7 +75,11 @@ typedef enum samc_decision_kind {
                                    or choices[1] (the best multimask token) */
     SAMC_DECISION_BINARIZE,     /* values: mask logits binarised for the memory, decided by > 0 */
     SAMC_DECISION_NON_OVERLAP,  /* values: n_masks objects' logits (hw each), each pixel kept for the argmax */
+    SAMC_DECISION_THRESHOLD,    /* values: each compared with threshold by cmp (SAM 3 video's loop); the
+                                   recorded values are slot `slot` of the next record of `module` */
 } samc_decision_kind;
+
+typedef enum samc_cmp { SAMC_CMP_GT, SAMC_CMP_GE, SAMC_CMP_LT } samc_cmp;
 
 typedef struct samc_decision {
     samc_decision_kind kind;
@@ -87,6 +91,8 @@ typedef struct samc_decision {
     int n_masks;
     int64_t hw;
     int choices[2];
+    const char *slot;           /* THRESHOLD only */
+    samc_cmp cmp;
 } samc_decision;
 
 typedef void (*samc_decision_fn)(void *user, const samc_scope *sc, samc_decision *d);
@@ -128,6 +134,15 @@ typedef struct samc_layer_def {
      * ctx->emit. 0: none (the wiring runs the part row by row). */
     size_t whole;
     bool parity;                   /* a parity point of the dump format (traced) */
+    /* A parity point only where this says so (NULL: `parity` decides):
+     * the families' dump formats differ (SAM 3's traces obj_ptr_tpos_proj,
+     * conv_s0 and mask_downsample, SAM 2's does not). */
+    int (*parity_if)(const void *self);
+    /* A composite whose record the isolated mode cannot rebuild (its inputs
+     * are the state of a whole call tree, not a record's in/ group, e.g.
+     * SAM 3's @track_step): compared in chained runs only; its children
+     * run alone. Such a row has no isolated runner. */
+    bool chained_only;
     /* instances of a '#' pattern; on any other row, 0 when this config does
      * not build the module (NULL: 1) */
     int (*count)(const void *self);
@@ -218,6 +233,10 @@ struct samc_exec {
     int n_overrides;
     samc_trace_fn trace;
     void *trace_user;
+    /* The scope of points reported without one (sc NULL), or NULL: a
+     * caller's current frame around parts that do not take a scope (SAM 3's
+     * detector runs once per video frame). */
+    const samc_scope *scope;
     samc_exec_abort_fn abort;      /* NULL: never stops early */
     void *abort_user;
     samc_decision_fn decide;       /* NULL: decisions stand as computed */
@@ -287,6 +306,8 @@ samc_ctx *samc_part_ctx(samc_exec *x, const samc_layer *L, const samc_scope *sc)
  * any failure, so nothing is left half-written). */
 samc_status samc_layer_done(samc_exec *x, const samc_layer *L, const samc_scope *sc, samc_status st,
                             samc_error *err, int nslots, const char *const *slots, const samc_tensor *const *t);
+/* Whether instance L is a parity point (its row's `parity`, `parity_if`). */
+bool samc_layer_is_parity(const samc_layer *L);
 /* A composite's outputs to the trace (when it is a parity point). */
 void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, int nslots, const char *const *slots,
                      const samc_tensor *const *t);
@@ -295,7 +316,7 @@ void samc_layer_emit(samc_exec *x, const samc_layer *L, const samc_scope *sc, in
 static inline void samc_exec_decide(samc_exec *x, const samc_scope *sc, samc_decision *d)
 {
     if (x->decide)
-        x->decide(x->decide_user, sc ? sc : &samc_no_scope, d);
+        x->decide(x->decide_user, sc ? sc : x->scope ? x->scope : &samc_no_scope, d);
 }
 
 /* Isolated runners of composites: run the subtree while keeping only the

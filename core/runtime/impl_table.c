@@ -44,7 +44,7 @@ static const samc_impl bf16_impl = {
              "else fp32 products of the bf16 values)",
     .tol = 3e-2,
     .ops = {[SAMC_OPS_NN] = &samc_fast_nn_ops, [SAMC_OPS_TRACKER] = &samc_fast_tracker_ops,
-            [SAMC_OPS_SAM2] = &samc_fast_sam2_ops},
+            [SAMC_OPS_SAM2] = &samc_fast_sam2_ops, [SAMC_OPS_SAM3] = &samc_fast_sam3_ops},
     .prepare = samc__fast_prepare_bf16,
     .release = samc__fast_prepare_release,
 };

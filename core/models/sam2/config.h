@@ -104,6 +104,10 @@ samc_status samc_hiera_block_specs(const samc_hiera_config *h, samc_hiera_block_
 /* Index of the last block of each stage (stage_ends). Returns count. */
 int samc_hiera_stage_ends(const samc_hiera_config *h, int *ends);
 
+/* The tracker's config section from SAM 2's (SAM2Base's options, the heads'
+ * sizes, the video predictor's options). */
+void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *out);
+
 /* Check internal consistency (neck channels == trunk stage dims, positive
  * sizes, image_size divisible by the strides, ...). */
 samc_status samc_sam2_config_validate(const samc_sam2_config *cfg, samc_error *err);

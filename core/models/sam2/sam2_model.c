@@ -28,21 +28,6 @@ static const samc_mount mounts[] = {
 const samc_layer_family samc_sam2_family = {.name = "sam2", .mounts = mounts,
                                            .n_mounts = (int)(sizeof mounts / sizeof mounts[0])};
 
-void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *t)
-{
-    *t = (samc_tracker_config){
-        .d_model = c->neck.d_model,
-        .image_size = c->image_size,
-        .backbone_stride = c->backbone_stride,
-        .mem_attn = c->mem_attn,
-        .mem_enc = c->mem_enc,
-        .video = c->video,
-#define SAMC_COPY(type, f) .f = c->f,
-        SAMC_SAM2BASE_OPTIONS(SAMC_COPY)
-#undef SAMC_COPY
-    };
-}
-
 /* The whole state_dict of SAM2Base, part by part (the config set first). */
 static samc_status describe(samc_sd *sd, samc_sam2_model *m, samc_error *err)
 {

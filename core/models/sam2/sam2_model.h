@@ -40,9 +40,6 @@ typedef struct samc_sam2_model {
 extern const samc_layer_family samc_sam2_family;
 extern const samc_part_def samc_sam2_image_encoder_part, samc_sam2_preprocess_part;
 
-/* The tracker's config section from SAM 2's (SAM2Base's options, the heads'
- * sizes, the video predictor's options). */
-void samc_sam2_tracker_config(const samc_sam2_config *c, samc_tracker_config *out);
 
 /* Build from loaded weights (ownership of `w` passes to the model, also on
  * failure). cfg NULL: detect the preset from the weights. Every key and shape

@@ -5,6 +5,7 @@
  * point @tokenize (a part of the same instance mounted at the top): rows,
  * weights, forwards, isolated runners and op-test inputs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,8 +88,8 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
 
 /* ---- forwards -------------------------------------------------------------------- */
 
-samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *lb, const char *text,
-                               int context_length, samc_tensor *ids, samc_error *err)
+samc_status samc_sam3_tokenize_batch(samc_exec *x, const samc_sam3_language_backbone *lb, const char *const *texts,
+                                     int n, int context_length, samc_tensor *ids, samc_error *err)
 {
     memset(ids, 0, sizeof *ids);
     if (!lb->tok)
@@ -96,12 +97,13 @@ samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *
     if (context_length < 2 || context_length > lb->text.context_length)
         return samc_fail(err, SAMC_ERR_ARG, "@tokenize: context length %d (the model has %d)", context_length,
                          lb->text.context_length);
-    int64_t raw[512]; /* the config bounds context_length to 512 */
-    samc_status st = samc_clip_tokenizer_encode(lb->tok, text, context_length, raw, NULL, NULL, err);
-    if (!st)
-        st = samc_tensor_allocv(ids, err, 2, (int64_t)1, (int64_t)context_length);
-    for (int i = 0; i < context_length && !st; i++)
-        ids->data[i] = (float)raw[i];
+    samc_status st = samc_tensor_allocv(ids, err, 2, (int64_t)n, (int64_t)context_length);
+    for (int b = 0; !st && b < n; b++) {
+        int64_t raw[512]; /* the config bounds context_length to 512 */
+        st = samc_clip_tokenizer_encode(lb->tok, texts[b], context_length, raw, NULL, NULL, err);
+        for (int i = 0; i < context_length && !st; i++)
+            ids->data[(int64_t)b * context_length + i] = (float)raw[i];
+    }
     if (st) {
         samc_tensor_release(ids);
         return st;
@@ -109,6 +111,12 @@ samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *
     const samc_tensor *outs[] = {ids};
     samc_layer_emit(x, samc_part_layer(x, lb, &tokenizer_rows[TOKENIZE], 0), NULL, 1, slot0, outs);
     return SAMC_OK;
+}
+
+samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *lb, const char *text,
+                               int context_length, samc_tensor *ids, samc_error *err)
+{
+    return samc_sam3_tokenize_batch(x, lb, &text, 1, context_length, ids, err);
 }
 
 /* A row's body of this part called on the exec, its status through
@@ -210,13 +218,22 @@ samc_status samc_sam3_language_forward(samc_exec *x, const samc_sam3_language_ba
 
 /* ---- isolated runners ------------------------------------------------------------- */
 
+/* The texts are attributes "0", "1", ... (one, or the video loop's batch of two). */
 static samc_status iso_tokenize(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                                 samc_error *err)
 {
-    char *text = NULL;
+    char *texts[8] = {0}, key[8];
+    int n = 0;
     double ctx = 0;
     bool none = false;
-    samc_status st = in->string(in->user, "0", NULL, &text, err);
+    samc_status st = SAMC_OK;
+    for (; !st && n < 8; n++) { /* "0" is required; the batch ends at the first missing one */
+        snprintf(key, sizeof key, "%d", n);
+        if (n > 0 && in->string(in->user, key, NULL, &texts[n], NULL))
+            break;
+        if (n == 0)
+            st = in->string(in->user, key, NULL, &texts[n], err);
+    }
     if (!st)
         st = in->scalar(in->user, "context_length", NULL, &ctx, &none, err);
     if (!st && (none || ctx < 2 || ctx > 512))
@@ -225,10 +242,11 @@ static samc_status iso_tokenize(samc_exec *x, const samc_layer *L, const samc_la
     samc_capture cap;
     samc_capture_begin(x, &cap, L->name, out);
     if (!st)
-        st = samc_sam3_tokenize(x, L->self, text, (int)ctx, &ids, err);
+        st = samc_sam3_tokenize_batch(x, L->self, (const char *const *)texts, n, (int)ctx, &ids, err);
     samc_capture_end(x, &cap);
     samc_tensor_release(&ids);
-    free(text);
+    for (int i = 0; i < 8; i++)
+        free(texts[i]);
     return st;
 }
 

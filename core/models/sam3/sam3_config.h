@@ -142,6 +142,8 @@ typedef struct samc_sam3_config {
     samc_sam3_decoder_config dec;       /* transformer.decoder */
     samc_sam3_scoring_config scoring;   /* dot_prod_scoring */
     samc_sam3_seg_config seg;           /* segmentation_head */
+    bool joint_box_scores;              /* supervise_joint_box_scores: pred_logits joint with the presence
+                                           (the video model's detector, Sam3ImageOnVideoMultiGPU) */
 } samc_sam3_config;
 
 /* The Sam3Image tree `root` into *out; `what` names the source in messages

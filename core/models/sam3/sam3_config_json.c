@@ -18,128 +18,7 @@
 
 #include "core/base/error.h"
 #include "core/models/sam3/sam3_config.h"
-
-/* ---- reading a section ------------------------------------------------------ */
-
-typedef struct rd {
-    const char *what;
-    samc_error *err;
-    samc_status st;
-} rd;
-
-typedef struct sec {
-    rd *r;
-    const cJSON *o;                     /* NULL: absent (every read takes its default) */
-    char path[160];                     /* "backbone.visual.trunk" */
-} sec;
-
-static void fail(rd *r, samc_status st, const char *fmt, ...) SAMC_PRINTF(3, 4);
-static void fail(rd *r, samc_status st, const char *fmt, ...)
-{
-    if (r->st)
-        return;
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    r->st = samc_fail(r->err, st, "%s: config: %s", r->what, msg);
-}
-
-/* The value at s.key, NULL when absent or null; `required` fails then. */
-static const cJSON *value(sec *s, const char *key, bool required)
-{
-    const cJSON *v = s->o ? cJSON_GetObjectItemCaseSensitive(s->o, key) : NULL;
-    if (v && cJSON_IsNull(v))
-        v = NULL;
-    if (!v && required)
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is required (the official constructor has no default)", s->path, key);
-    return v;
-}
-
-static double num_at(sec *s, const char *key, bool required, double def)
-{
-    const cJSON *v = value(s, key, required);
-    if (!v)
-        return def;
-    if (cJSON_IsBool(v)) /* Python's True is 1 */
-        return cJSON_IsTrue(v) ? 1.0 : 0.0;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a number", s->path, key);
-        return def;
-    }
-    return v->valuedouble;
-}
-
-static int int_at(sec *s, const char *key, bool required, int def)
-{
-    const double v = num_at(s, key, required, def);
-    if (v != floor(v) || fabs(v) > 1e9) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not an integer", s->path, key);
-        return def;
-    }
-    return (int)v;
-}
-
-static bool bool_at(sec *s, const char *key, bool required, bool def)
-{
-    return num_at(s, key, required, def ? 1.0 : 0.0) != 0.0;
-}
-
-#define NUM(s, key, def) num_at((s), (key), false, (def))
-#define INT(s, key, def) int_at((s), (key), false, (def))
-#define BOOL(s, key, def) bool_at((s), (key), false, (def))
-#define INT_REQ(s, key) int_at((s), (key), true, 0)
-#define BOOL_REQ(s, key) bool_at((s), (key), true, false)
-
-static const char *str_at(sec *s, const char *key, bool required, const char *def)
-{
-    const cJSON *v = value(s, key, required);
-    if (!v)
-        return def;
-    if (!cJSON_IsString(v)) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a string", s->path, key);
-        return def;
-    }
-    return v->valuestring;
-}
-
-/* Whether s.key is present and not null. */
-static bool present(const sec *s, const char *key)
-{
-    const cJSON *v = s->o ? cJSON_GetObjectItemCaseSensitive(s->o, key) : NULL;
-    return v && !cJSON_IsNull(v);
-}
-
-/* The sub-section s.key (an object, or absent/null: an empty section);
- * `cls` the official class its `_target_` must name, when it has one. */
-static sec child(sec *s, const char *key, bool required, const char *cls, const char *cls2)
-{
-    sec c = {.r = s->r};
-    snprintf(c.path, sizeof c.path, "%s%s%s", s->path, s->path[0] ? "." : "", key);
-    const cJSON *v = value(s, key, required);
-    if (v && !cJSON_IsObject(v)) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s' is not an object", c.path);
-        return c;
-    }
-    c.o = v;
-    const cJSON *t = v ? cJSON_GetObjectItemCaseSensitive(v, "_target_") : NULL;
-    if (t && cls) {
-        const char *name = cJSON_IsString(t) ? t->valuestring : "";
-        const char *dot = strrchr(name, '.');
-        const char *last = dot ? dot + 1 : name;
-        if (strcmp(last, cls) && (!cls2 || strcmp(last, cls2)))
-            fail(s->r, SAMC_ERR_UNSUPPORTED, "%s._target_ is '%s'; samc implements %s", c.path, name, cls);
-    }
-    return c;
-}
-
-/* An option that must keep the value samc implements. */
-static void must(sec *s, const char *key, bool ok, const char *why)
-{
-    if (!ok)
-        fail(s->r, SAMC_ERR_UNSUPPORTED, "'%s.%s': %s", s->path, key, why);
-}
+#include "core/models/sam3/sam3_config_read.h"
 
 /* ---- shared modules ---------------------------------------------------------- */
 
@@ -194,7 +73,7 @@ static int int_list(sec *s, const char *key, const int *def, int n_def, int *out
         return n_def;
     }
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > max) {
-        fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a list of at most %d integers", s->path, key, max);
+        fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a list of at most %d integers", s->path, s->path[0] ? "." : "", key, max);
         return 0;
     }
     int n = 0;
@@ -202,7 +81,7 @@ static int int_list(sec *s, const char *key, const int *def, int n_def, int *out
     cJSON_ArrayForEach(e, v)
     {
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e9) {
-            fail(s->r, SAMC_ERR_FORMAT, "'%s.%s' is not a list of integers", s->path, key);
+            fail(s->r, SAMC_ERR_FORMAT, "'%s%s%s' is not a list of integers", s->path, s->path[0] ? "." : "", key);
             return 0;
         }
         out[n++] = (int)e->valuedouble;
@@ -407,11 +286,14 @@ samc_status samc__sam3_config_read(const cJSON *root, const char *what, samc_sam
         return samc_fail(err, SAMC_ERR_FORMAT, "%s: config: not a JSON object", r.what);
     sec top = {.r = &r, .o = root};
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "_target_");
-    if (t && (!cJSON_IsString(t) || strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image")))
-        fail(&r, SAMC_ERR_FORMAT, "not a SAM 3 image config (its _target_ must be sam3.model.sam3_image.Sam3Image)");
+    if (t && (!cJSON_IsString(t) || (strcmp(t->valuestring, "sam3.model.sam3_image.Sam3Image") &&
+                                     strcmp(t->valuestring, "sam3.model.sam3_image.Sam3ImageOnVideoMultiGPU"))))
+        fail(&r, SAMC_ERR_FORMAT, "not a SAM 3 image config (its _target_ must be sam3.model.sam3_image.Sam3Image, "
+             "or Sam3ImageOnVideoMultiGPU: the video model's detector)");
     must(&top, "num_feature_levels", INT(&top, "num_feature_levels", 1) == 1, "several feature levels are not "
          "implemented");
-    must(&top, "supervise_joint_box_scores", !BOOL(&top, "supervise_joint_box_scores", false), "not implemented");
+    /* the video model's detector scores jointly with the presence token */
+    out->joint_box_scores = BOOL(&top, "supervise_joint_box_scores", false);
     must(&top, "use_dot_prod_scoring", BOOL(&top, "use_dot_prod_scoring", true), "a class_embed scorer is not "
          "implemented");
     /* use_instance_query, multimask_output, o2m_mask_predict: stored by Sam3Image, unread by the grounding */

@@ -10,6 +10,7 @@
  * bound too, so the strict check still accounts for every detector key.
  * A parity dump of the sam3_image task is a checkpoint too: its weights, its
  * /model/config_json and its tokenizer's vocabulary. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/models/family.h"
 #include "core/models/sam3/sam3_hf.h"
 #include "core/models/sam3/sam3_model.h"
+#include "core/models/sam3/sam3_video_config.h"
 
 /* The key prefix of the image model's state_dict in `w`, or an error naming
  * what the checkpoint is instead. */
@@ -51,6 +53,63 @@ static samc_status detect_base(const samc_weights *w, const char **base, samc_er
                      samc_weights_count(w) ? samc_weights_key(w, 0) : "");
 }
 
+/* A config file: the video tree (or an inst image tree), or
+ * {"video": tree, ...} (tools/make_sam3_checkpoint.py). */
+static samc_status config_file(const char *path, samc_sam3_video_config *cfg, samc_error *err)
+{
+    samc_mapped_file mf;
+    samc_status st = samc_check_regular(path, err);
+    if (!st)
+        st = samc_file_map(path, &mf, err);
+    if (st)
+        return st;
+    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
+    samc_file_unmap(&mf);
+    if (!root)
+        return samc_fail(err, SAMC_ERR_FORMAT, "%s: not valid JSON", path);
+    const cJSON *tree = cJSON_GetObjectItemCaseSensitive(root, "video");
+    /* {"image": ..., "video": ...}: the image model's section is checked as
+     * strictly as when it is loaded alone (a file is valid whole or not at all) */
+    samc_sam3_config image;
+    if (tree && cJSON_GetObjectItemCaseSensitive(root, "image"))
+        st = samc_sam3_config_from_file(path, &image, err);
+    if (!st)
+        st = samc_sam3_video_config_from_json(tree ? tree : root, path, cfg, err);
+    cJSON_Delete(root);
+    return st;
+}
+
+bool samc__sam3_config_names_tracker(const char *path)
+{
+    samc_mapped_file mf;
+    if (samc_file_map(path, &mf, NULL))
+        return false;
+    cJSON *root = cJSON_ParseWithLength((const char *)mf.data, mf.size);
+    samc_file_unmap(&mf);
+    bool yes = cJSON_GetObjectItemCaseSensitive(root, "video") != NULL;
+    if (root && !yes) {
+        char *text = cJSON_PrintUnformatted(root);
+        yes = text && samc_sam3_video_config_is_tracker_tree(text);
+        free(text);
+    }
+    cJSON_Delete(root);
+    return yes;
+}
+
+samc_status samc__sam3_load_video(samc_weights *w, const char *config, const char *json, samc_sam3_model **out,
+                                  samc_error *err)
+{
+    samc_sam3_video_config cfg;
+    const char *what = config ? config : json ? "the dump's config" : "sam3 video (built-in release)";
+    samc_status st = json ? samc_sam3_video_config_parse(json, what, &cfg, err)
+                     : config ? config_file(config, &cfg, err) : samc_sam3_video_config_released(&cfg, err);
+    if (st) {
+        samc_weights_free(w);
+        return st;
+    }
+    return samc_sam3_model_init_video(out, w, &cfg, what, err);
+}
+
 /* A SAM 3 parity dump: its config tree and vocabulary (both set on `*out`). */
 static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error *err)
 {
@@ -61,6 +120,20 @@ static samc_status load_dump(const char *path, samc_sam3_model **out, samc_error
     char what[600];
     snprintf(what, sizeof what, "%s:/model/config_json", path);
     samc_sam3_config cfg;
+    const bool tracker = meta.task && (!strcmp(meta.task, "sam3_video") || !strcmp(meta.task, "sam3_inst"));
+    if (tracker) { /* the video model or predict_inst's: detector.* and tracker.* keys */
+        samc_weights *w = NULL;
+        st = meta.config_json ? samc_weights_open_h5(path, &w, err)
+                              : samc_fail(err, SAMC_ERR_KEY, "%s: the dump has no /model/config_json attribute", path);
+        if (!st)
+            st = samc__sam3_load_video(w, NULL, meta.config_json, out, err);
+        if (!st && meta.vocab_gz)
+            st = samc_sam3_model_set_vocab(*out, meta.vocab_gz, meta.vocab_n, NULL, err);
+        if (st && *out)
+            samc_sam3_model_free(*out), *out = NULL;
+        samc_h5_meta_free(&meta);
+        return st;
+    }
     if (!meta.task || strcmp(meta.task, "sam3_image"))
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: a dump of task '%s', not SAM 3 (sam3_image)%s", path,
                        meta.task ? meta.task : "(none)",
@@ -108,6 +181,11 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
     const char *base = "";
     if (!st)
         st = detect_base(w, &base, err);
+    /* sam3.pt with its tracker half: the video model (both halves strictly),
+     * unless the config given is an image model's alone */
+    if (!st && !strcmp(base, "detector.") && samc_weights_has_prefix(w, "tracker.") &&
+        (!config || samc__sam3_config_names_tracker(config)))
+        return samc__sam3_load_video(w, config, NULL, out, err);
     samc_sam3_config cfg;
     if (!st)
         st = config ? samc_sam3_config_from_file(config, &cfg, err) : samc_sam3_config_released(false, &cfg, err);

@@ -45,12 +45,19 @@ static int feature_side(const samc_sam3_config *c)
     return s == 4.0 ? 4 * grid : s == 2.0 ? 2 * grid : s == 0.5 ? grid / 2 : grid;
 }
 
-/* The whole image model, part by part at its root (the config set first). */
+/* The family whose mounts describe the model's weights: the image model,
+ * or with the tracker the video model (or the inst-interactive image model). */
+static const samc_layer_family *family_of(const samc_sam3_model *m)
+{
+    return !m->has_tracker ? &samc_sam3_family : m->video.has_loop ? &samc_sam3_video_family : &samc_sam3_inst_family;
+}
+
+/* The whole model, part by part at its root (the config set first). */
 static samc_status describe(samc_sd *sd, samc_sam3_model *m, samc_error *err)
 {
     m->processor.resolution = m->cfg.resolution;
     m->geo.feat_side = m->enc.feat_side = m->dec.feat_side = m->seg.feat_side = feature_side(&m->cfg);
-    return samc_sd_family(sd, &samc_sam3_family, m, err);
+    return samc_sd_family(sd, family_of(m), m, err);
 }
 
 /* One walk over `w` (NULL: describe only) with m->cfg; the walk's verdict
@@ -86,8 +93,9 @@ samc_status samc_sam3_expected_keys(const samc_sam3_config *cfg, const char *bas
     return st;
 }
 
-samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const samc_sam3_config *cfg,
-                                 const char *base, const char *what, samc_error *err)
+/* The model of `cfg` (and, with `video`, its tracker) bound to `w`. */
+static samc_status init(samc_sam3_model **out, samc_weights *w, const samc_sam3_config *cfg,
+                        const samc_sam3_video_config *video, const char *base, const char *what, samc_error *err)
 {
     *out = NULL;
     samc_sam3_model *m = calloc(1, sizeof *m);
@@ -98,6 +106,10 @@ samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const s
     samc_model_base_init(&m->base);
     m->base.weights = w;
     m->cfg = *cfg;
+    if (video) { /* its config section set before the weights are described */
+        m->has_tracker = true, m->video = *video, m->tracker.cfg = video->tracker;
+        m->cfg.joint_box_scores = false; /* the image task's Sam3Image (the video detector's: m->video.detector) */
+    }
     samc_status st = samc_sam3_config_validate(cfg, what, err);
     if (!st)
         st = walk(m, w, base, what, &m->base.params, NULL, err);
@@ -107,6 +119,18 @@ samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const s
     }
     *out = m;
     return SAMC_OK;
+}
+
+samc_status samc_sam3_model_init(samc_sam3_model **out, samc_weights *w, const samc_sam3_config *cfg,
+                                 const char *base, const char *what, samc_error *err)
+{
+    return init(out, w, cfg, NULL, base, what, err);
+}
+
+samc_status samc_sam3_model_init_video(samc_sam3_model **out, samc_weights *w, const samc_sam3_video_config *cfg,
+                                       const char *what, samc_error *err)
+{
+    return init(out, w, &cfg->detector, cfg, "", what, err);
 }
 
 samc_status samc_sam3_model_set_vocab(samc_sam3_model *m, const void *gz, size_t n, const char *path,
@@ -133,5 +157,15 @@ void samc_sam3_model_free(samc_sam3_model *m)
 
 samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
 {
+    /* the image model's parts, whatever else the model has (its tracker:
+     * samc_sam3_inst_exec_init and samc_sam3_video_exec_init) */
     return samc_exec_init_impl(x, &samc_sam3_family, m, &m->base, impl, err);
+}
+
+samc_status samc_sam3_video_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err)
+{
+    if (!m->has_tracker || !m->video.has_loop)
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "sam3: this model has no video loop (its tracker half and the "
+                         "video config are needed: sam3.pt, or a sam3_video dump)");
+    return samc_exec_init_impl(x, &samc_sam3_video_family, m, &m->base, impl, err);
 }

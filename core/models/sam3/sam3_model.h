@@ -12,6 +12,8 @@
 #include "core/io/weights.h"
 #include "core/models/sam3/sam3_config.h"
 #include "core/models/sam3/sam3_parts.h"
+#include "core/models/sam3/sam3_video_config.h"
+#include "core/models/tracker/tracker.h"
 #include "core/runtime/exec.h"
 #include "core/runtime/statedict.h"
 
@@ -26,6 +28,12 @@ typedef struct samc_sam3_model {
     samc_sam3_decoder dec;              /* transformer.decoder */
     samc_sam3_scoring scoring;          /* dot_prod_scoring */
     samc_sam3_seg_head seg;             /* segmentation_head */
+    /* The video model (sam3.pt with its tracker half, build_sam3_video_model)
+     * or an image model with its interactive predictor: the tracker, mounted
+     * at "tracker.*", and the video config (sam3_video_model.c). */
+    bool has_tracker;
+    samc_sam3_video_config video;
+    samc_tracker_model tracker;
 } samc_sam3_model;
 
 /* The family: every part of the image model at its root (sam3_model.c).
@@ -63,7 +71,26 @@ samc_status samc_sam3_expected_keys(const samc_sam3_config *cfg, const char *bas
 samc_status samc_sam3_random_weights(const samc_sam3_config *cfg, uint64_t seed, samc_weights **out,
                                      samc_error *err);
 /* A use of the model (implementation choice, trace): core/runtime/exec.h;
- * `impl` the default implementation (NULL: the registry's default). */
+ * `impl` the default implementation (NULL: the registry's default). The
+ * image task's (with the tracker: predict_inst's too). */
 samc_status samc_sam3_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err);
+/* The video loop's (sam3_video.h): the model needs its tracker and loop. */
+samc_status samc_sam3_video_exec_init(samc_exec *x, samc_sam3_model *m, const char *impl, samc_error *err);
+
+/* The video model (build_sam3_video_model: keys "detector.*" and
+ * "tracker.*") or the inst-interactive image model, from its config
+ * (sam3_video_config.h); strict like samc_sam3_model_init. */
+samc_status samc_sam3_model_init_video(samc_sam3_model **out, samc_weights *w, const samc_sam3_video_config *cfg,
+                                       const char *what, samc_error *err);
+/* The model with its tracker from weights `w` (owned from here on) and the
+ * video config: JSON text `json`, else the file `config` (a video or inst
+ * tree, or {"video": tree}), else the built-in release (sam3_video_model.c). */
+samc_status samc__sam3_load_video(samc_weights *w, const char *config, const char *json, samc_sam3_model **out,
+                                  samc_error *err);
+/* Whether the config file holds the video model's (or predict_inst's) tree. */
+bool samc__sam3_config_names_tracker(const char *path);
+/* The families of a model with its tracker (sam3_video_model.c): the video
+ * loop's parts, and the image model's with predict_inst. */
+extern const samc_layer_family samc_sam3_video_family, samc_sam3_inst_family;
 
 #endif

@@ -97,6 +97,10 @@ samc_status samc_sam3_vision_forward(samc_exec *x, const samc_sam3_vision_backbo
  * (1, context_length) as float; traced. */
 samc_status samc_sam3_tokenize(samc_exec *x, const samc_sam3_language_backbone *lb, const char *text,
                                int context_length, samc_tensor *ids, samc_error *err);
+/* The same for n texts -> ids (n, context_length), one @tokenize record
+ * (the video model encodes its text and "visual" together). */
+samc_status samc_sam3_tokenize_batch(samc_exec *x, const samc_sam3_language_backbone *lb, const char *const *texts,
+                                     int n, int context_length, samc_tensor *ids, samc_error *err);
 
 /* VETextEncoder.forward's outputs. */
 typedef struct samc_sam3_text {

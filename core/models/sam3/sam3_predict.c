@@ -37,19 +37,13 @@ static samc_status batch_first(const samc_tensor *hs, samc_tensor *out, samc_err
 
 /* ---- set_image ---------------------------------------------------------------------- */
 
-samc_status samc_sam3_set_image(samc_exec *x, const uint8_t *rgb, int h, int w, samc_sam3_image *img,
-                                samc_error *err)
+samc_status samc_sam3_encode_image(samc_exec *x, const samc_tensor *pre, bool sam2, int h, int w, samc_sam3_image *img,
+                                   samc_error *err)
 {
     const samc_sam3_model *m = x->model;
     memset(img, 0, sizeof *img);
-    if (!rgb || h < 1 || w < 1)
-        return samc_fail(err, SAMC_ERR_ARG, "sam3: empty image (%d x %d)", w, h);
     img->h = h, img->w = w;
-    samc_tensor pre = {0};
-    samc_status st = samc_sam3_preprocess(x, &m->processor, rgb, h, w, &pre, err);
-    if (!st)
-        st = samc_sam3_vision_forward(x, &m->vision, &pre, false, &img->f, err);
-    samc_tensor_release(&pre);
+    samc_status st = samc_sam3_vision_forward(x, &m->vision, pre, sam2, &img->f, err);
     const int lvl = img->f.n_levels - m->vision.scalp - 1; /* backbone_fpn[-1] after the scalp */
     if (!st && lvl < 0)
         st = samc_fail(err, SAMC_ERR_INTERNAL, "sam3: no image level after the scalp");
@@ -61,6 +55,21 @@ samc_status samc_sam3_set_image(samc_exec *x, const uint8_t *rgb, int h, int w, 
         img->feat_h = (int)img->f.level[lvl].shape[2], img->feat_w = (int)img->f.level[lvl].shape[3];
     if (st)
         samc_sam3_image_release(img);
+    return st;
+}
+
+samc_status samc_sam3_set_image(samc_exec *x, const uint8_t *rgb, int h, int w, samc_sam3_image *img,
+                                samc_error *err)
+{
+    const samc_sam3_model *m = x->model;
+    memset(img, 0, sizeof *img);
+    if (!rgb || h < 1 || w < 1)
+        return samc_fail(err, SAMC_ERR_ARG, "sam3: empty image (%d x %d)", w, h);
+    samc_tensor pre = {0};
+    samc_status st = samc_sam3_preprocess(x, &m->processor, rgb, h, w, &pre, err);
+    if (!st) /* the tracker's neck too when predict_inst may follow */
+        st = samc_sam3_encode_image(x, &pre, m->has_tracker, h, w, img, err);
+    samc_tensor_release(&pre);
     return st;
 }
 
@@ -98,7 +107,10 @@ static samc_status encode_text(samc_exec *x, samc_sam3_session *s, const char *t
 
 typedef struct ground {
     const samc_sam3_image *img;
-    const samc_sam3_session *s;
+    const samc_tensor *text, *text_mask;     /* the prompt's text features (L,1,d), (1,L) */
+    int n_boxes;
+    const float (*boxes)[4];
+    const int *labels;
     samc_tensor box, box_labels, box_mask;   /* the geometric prompt */
     samc_tensor geo, geo_mask;               /* geometry_encoder's outputs */
     samc_tensor prompt, prompt_mask;         /* cat([txt_feats, geo_feats]), cat([txt_masks, geo_masks], 1) */
@@ -117,19 +129,19 @@ static void ground_free(ground *g)
     samc_sam3_decoded_release(&g->dec);
 }
 
-/* _encode_prompt: the session's boxes (no points) through the geometry encoder. */
+/* _encode_prompt: the prompt's boxes (no points) through the geometry encoder. */
 static samc_status encode_geometry(samc_exec *x, ground *g, samc_error *err)
 {
     const samc_sam3_model *m = x->model;
-    const int64_t N = g->s->n_boxes;
+    const int64_t N = g->n_boxes;
     samc_status st = samc_tensor_allocv(&g->box, err, 3, N, (int64_t)1, (int64_t)4);
     if (!st)
         st = samc_tensor_allocv(&g->box_labels, err, 2, N, (int64_t)1);
     if (!st)
         st = samc_tensor_allocv(&g->box_mask, err, 2, (int64_t)1, N);
     for (int64_t i = 0; i < N && !st; i++) {
-        memcpy(g->box.data + 4 * i, g->s->boxes[i], 4 * sizeof *g->box.data);
-        g->box_labels.data[i] = (float)g->s->labels[i];
+        memcpy(g->box.data + 4 * i, g->boxes[i], 4 * sizeof *g->box.data);
+        g->box_labels.data[i] = (float)g->labels[i];
         g->box_mask.data[i] = 0.0f; /* no padding */
     }
     const samc_sam3_geometry_prompt p = {.boxes = &g->box, .box_mask = &g->box_mask, .box_labels = &g->box_labels};
@@ -142,7 +154,7 @@ static samc_status encode_geometry(samc_exec *x, ground *g, samc_error *err)
 /* prompt = cat([txt_feats, geo_feats]), prompt_mask = cat([txt_masks, geo_masks], 1). */
 static samc_status concat_prompt(ground *g, samc_error *err)
 {
-    const samc_tensor *tf = &g->s->text.memory, *tm = &g->s->text.mask, *gf = &g->geo, *gm = &g->geo_mask;
+    const samc_tensor *tf = g->text, *tm = g->text_mask, *gf = &g->geo, *gm = &g->geo_mask;
     if (tf->ndim != 3 || gf->ndim != 3 || tf->shape[1] != 1 || gf->shape[1] != 1 || tf->shape[2] != gf->shape[2])
         return samc_fail(err, SAMC_ERR_INTERNAL, "sam3: text or geometry features do not concatenate");
     const int64_t Lt = tf->shape[0], Lg = gf->shape[0], D = tf->shape[2];
@@ -200,10 +212,9 @@ static samc_status last_of(const samc_tensor *stack, int ndim, const int64_t *sh
     return st;
 }
 
-/* Sam3Processor._forward_grounding's tail, and the unthresholded outputs. */
-static samc_status postprocess(samc_exec *x, ground *g, float threshold, samc_sam3_result *res, samc_error *err)
+/* The model's outputs of the grounding (the last layer's). */
+static samc_status outputs(ground *g, samc_sam3_result *res, samc_error *err)
 {
-    const samc_sam3_model *m = x->model;
     const samc_tensor *pm = &g->masks;
     const int64_t Q = pm->shape[1], h = pm->shape[2], w = pm->shape[3];
     if (pm->shape[0] != 1 || samc_numel(&g->dec.boxes) != 4 * Q)
@@ -219,25 +230,19 @@ static samc_status postprocess(samc_exec *x, ground *g, float threshold, samc_sa
         return st;
     res->pred_boxes.ndim = 2, res->pred_boxes.shape[0] = Q, res->pred_boxes.shape[1] = 4;
     res->pred_masks.ndim = 3, res->pred_masks.shape[0] = Q, res->pred_masks.shape[1] = h, res->pred_masks.shape[2] = w;
-    /* the model's output dict in PyTorch's shapes: views of the results */
-    samc_tensor lg = samc_tensor_view(res->pred_logits.data, 3, (const int64_t[]){1, Q, 1});
-    samc_tensor bx = samc_tensor_view(res->pred_boxes.data, 3, (const int64_t[]){1, Q, 4});
-    samc_tensor mk = samc_tensor_view(res->pred_masks.data, 4, (const int64_t[]){1, Q, h, w});
-    samc_tensor pr = samc_tensor_view(res->presence_logit.data, 2, (const int64_t[]){1, 1});
-    return samc_sam3_postprocess(x, &m->processor, &lg, &bx, &mk, &pr, g->img->h, g->img->w, threshold, &res->post,
-                                 err);
+    return SAMC_OK;
 }
 
-samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s, float threshold,
-                             samc_sam3_result *res, samc_error *err)
+samc_status samc_sam3_forward_grounding(samc_exec *x, const samc_sam3_image *img, const samc_tensor *text,
+                                        const samc_tensor *text_mask, int n_boxes, const float (*boxes)[4],
+                                        const int *labels, samc_sam3_result *res, samc_error *err)
 {
     const samc_sam3_model *m = x->model;
     memset(res, 0, sizeof *res);
-    if (!s->has_text)
-        return samc_fail(err, SAMC_ERR_ARG, "sam3: no text encoded (set a text or add a box first)");
     if (!img->src.data)
         return samc_fail(err, SAMC_ERR_ARG, "sam3: no image features (set_image first)");
-    ground g = {.img = img, .s = s};
+    ground g = {.img = img, .text = text, .text_mask = text_mask, .n_boxes = n_boxes, .boxes = boxes,
+                .labels = labels};
     samc_status st = encode_geometry(x, &g, err);
     if (!st)
         st = concat_prompt(&g, err);
@@ -249,8 +254,35 @@ samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const sam
     if (!st)
         st = segment(x, &g, err);
     if (!st)
-        st = postprocess(x, &g, threshold, res, err);
+        st = outputs(&g, res, err);
     ground_free(&g);
+    if (st)
+        samc_sam3_result_release(res);
+    return st;
+}
+
+samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s, float threshold,
+                             samc_sam3_result *res, samc_error *err)
+{
+    const samc_sam3_model *m = x->model;
+    memset(res, 0, sizeof *res);
+    if (!s->has_text)
+        return samc_fail(err, SAMC_ERR_ARG, "sam3: no text encoded (set a text or add a box first)");
+    if (m->cfg.joint_box_scores) /* Sam3Processor reads the class scores, not the joint ones */
+        return samc_fail(err, SAMC_ERR_UNSUPPORTED, "sam3: this detector scores jointly (supervise_joint_box_scores: "
+                         "the video model's); the image processor takes an image model's config");
+    samc_status st = samc_sam3_forward_grounding(x, img, &s->text.memory, &s->text.mask, s->n_boxes,
+                                                 (const float(*)[4])s->boxes, s->labels, res, err);
+    if (st)
+        return st;
+    /* Sam3Processor._forward_grounding's tail: the model's output dict in
+     * PyTorch's shapes (views of the results) */
+    const int64_t Q = res->pred_masks.shape[0], h = res->pred_masks.shape[1], w = res->pred_masks.shape[2];
+    samc_tensor lg = samc_tensor_view(res->pred_logits.data, 3, (const int64_t[]){1, Q, 1});
+    samc_tensor bx = samc_tensor_view(res->pred_boxes.data, 3, (const int64_t[]){1, Q, 4});
+    samc_tensor mk = samc_tensor_view(res->pred_masks.data, 4, (const int64_t[]){1, Q, h, w});
+    samc_tensor pr = samc_tensor_view(res->presence_logit.data, 2, (const int64_t[]){1, 1});
+    st = samc_sam3_postprocess(x, &m->processor, &lg, &bx, &mk, &pr, img->h, img->w, threshold, &res->post, err);
     if (st)
         samc_sam3_result_release(res);
     return st;

@@ -44,6 +44,10 @@ typedef struct samc_sam3_result {
 
 samc_status samc_sam3_set_image(samc_exec *x, const uint8_t *rgb, int h, int w, samc_sam3_image *img,
                                 samc_error *err);
+/* The vision backbone on a preprocessed image `pre` (1,3,R,R) of an h x w
+ * original; sam2: the tracker's neck too (the video detector, predict_inst). */
+samc_status samc_sam3_encode_image(samc_exec *x, const samc_tensor *pre, bool sam2, int h, int w, samc_sam3_image *img,
+                                   samc_error *err);
 void samc_sam3_image_release(samc_sam3_image *img);
 
 void samc_sam3_session_reset(samc_sam3_session *s);
@@ -53,6 +57,14 @@ samc_status samc_sam3_set_text(samc_exec *x, const samc_sam3_image *img, samc_sa
 /* add_geometric_prompt: one box (cx, cy, w, h normalised), then ground. */
 samc_status samc_sam3_add_box(samc_exec *x, const samc_sam3_image *img, samc_sam3_session *s, const float box[4],
                               bool positive, float threshold, samc_sam3_result *res, samc_error *err);
+/* Sam3Image.forward_grounding on the image: the prompt's text features
+ * (L,1,d) and padding mask (1,L), and n_boxes boxes (cx, cy, w, h
+ * normalised, labels 1/0) -> res's model outputs (pred_logits: the class
+ * logits of the last layer; presence_logit; pred_boxes; pred_masks), no
+ * post-processing. */
+samc_status samc_sam3_forward_grounding(samc_exec *x, const samc_sam3_image *img, const samc_tensor *text,
+                                        const samc_tensor *text_mask, int n_boxes, const float (*boxes)[4],
+                                        const int *labels, samc_sam3_result *res, samc_error *err);
 /* Ground the session's prompt again (set_confidence_threshold on a state
  * that has results). */
 samc_status samc_sam3_ground(samc_exec *x, const samc_sam3_image *img, const samc_sam3_session *s, float threshold,

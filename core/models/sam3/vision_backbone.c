@@ -55,9 +55,9 @@ static const samc_layer_def rows[N_ROWS] = {
     [TRUNK] = {.pattern = "trunk", .parity = true, .isolated = iso_trunk},
     [NECK] = {.pattern = "convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level),
               .parity = true, .count = count_neck, .isolated = iso_level, .example = ex_level, .op_class = level_class},
-    /* the tracker's neck copy (add_sam2_neck): not a point of the image dumps */
+    /* the tracker's neck copy (add_sam2_neck: the video and predict_inst dumps) */
     [SAM2_NECK] = {.pattern = "sam2_convs.#", .table = SAMC_OPS_SAM3, .body = SAMC_BODY(samc_sam3_ops, sam3_neck_level),
-                   .count = count_sam2_neck, .isolated = iso_level, .example = ex_level,
+                   .parity = true, .count = count_sam2_neck, .isolated = iso_level, .example = ex_level,
                    .op_class = sam2_level_class},
     /* every level's encoding (both necks share the module) */
     [POSITION] = {.pattern = "position_encoding", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, sine_pe),

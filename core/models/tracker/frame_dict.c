@@ -19,6 +19,7 @@ samc_status samc_frame_out_copy(samc_frame_out *dst, const samc_frame_out *src, 
 {
     memset(dst, 0, sizeof *dst);
     dst->frame_idx = src->frame_idx, dst->has_mem = src->has_mem, dst->object_score = src->object_score;
+    dst->iou_score = src->iou_score, dst->has_eff = src->has_eff, dst->eff_iou_score = src->eff_iou_score;
     samc_status st = samc_tensor_copy(&dst->pred_masks, &src->pred_masks, err);
     if (!st)
         st = samc_tensor_copy(&dst->obj_ptr, &src->obj_ptr, err);

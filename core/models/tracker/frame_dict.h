@@ -19,6 +19,12 @@ typedef struct samc_frame_out {
     samc_tensor pred_masks;    /* (1, 1, 4e, 4e) low-res logits (hole-filled) */
     samc_tensor obj_ptr;       /* (1, D) */
     float object_score;        /* object_score_logits (1,1) */
+    /* SAM 3's memory selection (use_memory_selection): the best IoU
+     * prediction, and the output's eff_iou_score where it has one (the
+     * tracking step's, one value per tracker state) */
+    float iou_score;
+    bool has_eff;
+    float eff_iou_score;
 } samc_frame_out;
 
 void samc_frame_out_release(samc_frame_out *o);

@@ -93,8 +93,8 @@ static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const s
 
 /* postprocess_masks: hole / sprinkle fill on a copy of the low-res logits
  * (predictor threshold 0), then the bilinear resize of all B*C planes. */
-static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_tensor *low,
-                           const samc_sam_image_opts *o, samc_tensor *up, samc_error *err)
+static samc_status upscale_all(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f,
+                               const samc_tensor *low, const samc_sam_image_opts *o, samc_tensor *up, samc_error *err)
 {
     samc_tensor filled = {0};
     const bool fill = o && (o->max_hole_area > 0 || o->max_sprinkle_area > 0);
@@ -105,6 +105,45 @@ static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const sam
     if (!st)
         st = samc_tracker_postprocess(x, tr, fill ? &filled : low, f->orig_h, f->orig_w, up, err);
     samc_tensor_release(&filled);
+    return st;
+}
+
+/* Whether prompt b has a mask upscale_keep keeps (all do without it). */
+bool samc_sam_batch_upscaled(const samc_sam_batch_prompt *p, const float *iou, int C, int64_t b)
+{
+    for (int c = 0; p->upscale_keep && c < C; c++)
+        if (p->upscale_keep(p->keep_user, iou[b * C + c]))
+            return true;
+    return !p->upscale_keep;
+}
+
+/* ... of the prompts samc_sam_batch_upscaled keeps: their low-res planes
+ * gathered into (K, C, h, w) and upscaled into up, which then holds only
+ * them, in order (nothing when K = 0). Whole prompts, C planes each: the
+ * resize's float steps depend on C as PyTorch's kernels do (core/nn/
+ * resize_bilinear.c: C == 1 is its channels-last kernel). Gathering the
+ * low-res planes (a 16th of the output at the defaults) costs less than a
+ * full-size output written for the dropped prompts too. */
+static samc_status upscale(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f, const samc_tensor *low,
+                           const samc_tensor *iou, const samc_sam_batch_prompt *p, const samc_sam_image_opts *o,
+                           samc_tensor *up, samc_error *err)
+{
+    const int64_t B = low->shape[0], C = low->shape[1], pl = C * low->shape[2] * low->shape[3];
+    int64_t k = 0;
+    for (int64_t b = 0; b < B; b++)
+        k += samc_sam_batch_upscaled(p, iou->data, (int)C, b);
+    if (k == B)
+        return upscale_all(x, tr, f, low, o, up, err);
+    if (k == 0)
+        return SAMC_OK;
+    samc_tensor sub = {0};
+    samc_status st = samc_tensor_alloc_uninit(&sub, 4, (const int64_t[]){k, C, low->shape[2], low->shape[3]}, err);
+    for (int64_t b = 0, j = 0; !st && b < B; b++)
+        if (samc_sam_batch_upscaled(p, iou->data, (int)C, b))
+            memcpy(sub.data + j++ * pl, low->data + b * pl, (size_t)pl * sizeof(float));
+    if (!st)
+        st = upscale_all(x, tr, f, &sub, o, up, err);
+    samc_tensor_release(&sub);
     return st;
 }
 
@@ -119,7 +158,7 @@ samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, c
     samc_tensor dec[4] = {{0}};
     st = sam_heads(x, tr, f, p, dec, err);
     if (!st)
-        st = upscale(x, tr, f, &dec[0], opts, &out->masks, err);
+        st = upscale(x, tr, f, &dec[0], &dec[1], p, opts, &out->masks, err);
     if (!st) {
         out->B = p->B, out->C = (int)dec[0].shape[1];
         out->iou = dec[1], dec[1] = (samc_tensor){0};

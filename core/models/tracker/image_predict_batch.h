@@ -20,11 +20,22 @@ typedef struct samc_sam_batch_prompt {
     bool multimask;
     bool allow_points_outside; /* as samc_sam_prompt */
     bool normalized_coords;    /* as samc_sam_prompt */
+    /* Which masks are brought to the image size: NULL, every one; else the
+     * C masks of each prompt for which upscale_keep(keep_user, iou) holds
+     * for one of them at least (samc_sam_batch_upscaled), and out->masks
+     * holds only those prompts', in order (K, C, H, W), or nothing when
+     * there are none. Each plane's fill and resize read its own logits
+     * only, so a caller that drops masks by their IoU prediction anyway (the
+     * AMG) can decide first and not make, move and free the rest (805 MB a
+     * batch of 64 points at 1024 x 1024). */
+    bool (*upscale_keep)(const void *keep_user, float iou);
+    const void *keep_user;
 } samc_sam_batch_prompt;
 
 typedef struct samc_sam_batch_prediction {
     int B, C;                 /* prompts, masks per prompt */
-    samc_tensor masks;        /* (B, C, H, W) logits at the image size, after the hole/sprinkle fill */
+    samc_tensor masks;        /* (B, C, H, W) logits at the image size, after the hole/sprinkle fill
+                                 (with upscale_keep: the kept planes only, see above) */
     samc_tensor iou;          /* (B, C) */
     samc_tensor low_res;      /* (B, C, 4e, 4e) logits clamped to [-32, 32] */
 } samc_sam_batch_prediction;
@@ -33,6 +44,8 @@ typedef struct samc_sam_batch_prediction {
 samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, const samc_frame_features *f,
                                    const samc_sam_batch_prompt *p, const samc_sam_image_opts *opts,
                                    samc_sam_batch_prediction *out, samc_error *err);
+/* Whether prompt b of a prediction (iou (B, C)) has its masks in out->masks. */
+bool samc_sam_batch_upscaled(const samc_sam_batch_prompt *p, const float *iou, int C, int64_t b);
 /* transform_coords in float32 (image_predict.c): pixels / (w, h) * S, or
  * normalized coordinates (normalize=False) * S. */
 void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, bool normalized, int S, float *out);

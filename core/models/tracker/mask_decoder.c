@@ -17,6 +17,7 @@ enum { IMAGE_TOKENS, TWOWAY_LAYER, TRANSFORMER, DECODER, CONV_S0, CONV_S1, N_ROW
 
 static int count_layers(const void *self) { return ((const samc_mask_decoder *)self)->transformer.depth; }
 static int has_high_res(const void *self) { return ((const samc_mask_decoder *)self)->use_high_res_features; }
+static int high_res_traced(const void *self) { return ((const samc_mask_decoder *)self)->trace_high_res; }
 static int twoway_class(const void *self, int index)
 {
     return ((const samc_mask_decoder *)self)->transformer.layers[index].skip_first_layer_pe;
@@ -47,9 +48,9 @@ static const samc_layer_def rows[N_ROWS] = {
                  .whole = SAMC_BODY(samc_tracker_ops, sam_heads), .parity = true, .isolated = iso_mask_decoder,
                  .example = ex_mask_decoder},
     [CONV_S0] = {.pattern = "conv_s0", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s0},
+                 .parity_if = high_res_traced, .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s0},
     [CONV_S1] = {.pattern = "conv_s1", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                 .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s1},
+                 .parity_if = high_res_traced, .count = has_high_res, .isolated = iso_conv_s, .example = ex_conv_s1},
 };
 const samc_part_def samc_mask_decoder_part = {"MaskDecoder", rows, N_ROWS, describe};
 
@@ -67,8 +68,9 @@ static void describe_transformer(samc_sd *sd, samc_twoway_transformer *t, const 
         samc_sd_attention(sd, &blk->self_attn, "self_attn", D, D, D, H);
         samc_sd_attention(sd, &blk->cross_t2i, "cross_attn_token_to_image", D, D / 2, D, H);
         samc_sd_attention(sd, &blk->cross_i2t, "cross_attn_image_to_token", D, D / 2, D, H);
-        samc_sd_linear(sd, &blk->mlp_fc1, "mlp.layers.0", D, c->twoway_mlp_dim, true);
-        samc_sd_linear(sd, &blk->mlp_fc2, "mlp.layers.1", c->twoway_mlp_dim, D, true);
+        /* SAM 2's MLP(num_layers=2) or SAM 3's MLPBlock: the same two Linears */
+        samc_sd_linear(sd, &blk->mlp_fc1, c->sam3.mlp_block ? "mlp.lin1" : "mlp.layers.0", D, c->twoway_mlp_dim, true);
+        samc_sd_linear(sd, &blk->mlp_fc2, c->sam3.mlp_block ? "mlp.lin2" : "mlp.layers.1", c->twoway_mlp_dim, D, true);
         samc_sd_norm(sd, &blk->norm1, "norm1", D, 1e-5f); /* nn.LayerNorm default eps */
         samc_sd_norm(sd, &blk->norm2, "norm2", D, 1e-5f);
         samc_sd_norm(sd, &blk->norm3, "norm3", D, 1e-5f);
@@ -89,6 +91,7 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
     d->dim = D, d->num_mask_tokens = M, d->emb = samc_tracker_emb(c);
     d->pred_obj_scores = c->pred_obj_scores, d->pred_obj_scores_mlp = c->pred_obj_scores_mlp;
     d->use_high_res_features = c->use_high_res_features_in_sam;
+    d->trace_high_res = c->sam3.traced;
     d->iou_sigmoid = c->iou_prediction_use_sigmoid;
     d->dynamic_multimask_via_stability = c->dynamic_multimask_via_stability;
     d->dynamic_multimask_stability_delta = (float)c->dynamic_multimask_stability_delta;
@@ -342,12 +345,16 @@ const samc_layer *samc_mask_decoder_high_res_layer(const samc_exec *x, const sam
 samc_status samc_mask_decoder_high_res(samc_exec *x, const samc_mask_decoder *d, const samc_scope *sc, int level,
                                        const samc_tensor *in, samc_tensor *out, samc_error *err)
 {
-    (void)sc; /* not a parity point */
     const samc_layer *L = samc_part_layer(x, d, &rows[level ? CONV_S1 : CONV_S0], 0);
     const samc_nn_ops *nn = L->ops;
     const samc_conv2d *c = level ? &d->conv_s1 : &d->conv_s0;
     samc_status st = samc_tensor_alloc_uninit(out, 4, (const int64_t[]){1, c->cout, in->shape[2], in->shape[3]}, err);
-    return st ? st : samc_layer_done(x, L, NULL, nn->conv2d(samc_layer_ctx(x, L), c, in, out), err, 0, NULL, NULL);
+    const samc_tensor *outs[] = {out};
+    if (!st) /* a parity point where the config says so (SAM 3) */
+        st = samc_layer_done(x, L, sc, nn->conv2d(samc_layer_ctx(x, L), c, in, out), err, 1, slot_names, outs);
+    if (st)
+        samc_tensor_release(out);
+    return st;
 }
 
 /* ---- isolated runners ------------------------------------------------------- */

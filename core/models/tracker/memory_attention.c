@@ -42,6 +42,18 @@ const samc_part_def samc_memory_attention_part = {"MemoryAttention", rows, N_ROW
 
 static const char *const slot0[] = {"0"};
 
+/* The part's record: its output (SAM 2), or SAM 3's dict {memory, pos_embed}
+ * (pos_embed: curr_pos handed back, sequence-first). */
+static void emit_attention(samc_exec *x, const samc_layer *A, const samc_scope *sc, const samc_tensor *out,
+                           const samc_tensor *curr_pos)
+{
+    const samc_memory_attention *ma = A->self;
+    static const char *const sam3_slots[] = {"memory", "pos_embed"};
+    const samc_tensor *outs[] = {out, curr_pos};
+    const bool pos = ma->sam3_io && curr_pos;
+    samc_layer_emit(x, A, sc, pos ? 2 : 1, ma->sam3_io ? sam3_slots : slot0, outs);
+}
+
 /* ---- weights ---------------------------------------------------------------- */
 
 static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error *err)
@@ -54,6 +66,7 @@ static samc_status describe(samc_sd *sd, void *self, const void *cfg, samc_error
                          c->num_layers, SAMC_MAX_MEMATTN_LAYERS);
     a->n_layers = c->num_layers, a->d_model = c->d_model, a->pos_enc_at_input = c->pos_enc_at_input;
     a->emb = samc_tracker_emb(tc), a->mem_dim = samc_tracker_mem_dim(tc), a->num_maskmem = tc->num_maskmem;
+    a->sam3_io = tc->sam3.traced;
     for (int i = 0; i < c->num_layers; i++) {
         samc_memory_attention_layer *l = &a->layers[i];
         samc_sd_prefix(sd, "layers.%d.", i);
@@ -118,13 +131,14 @@ static samc_status whole(samc_exec *x, const samc_layer *A, const samc_scope *sc
 {
     const samc_tracker_ops *ops = A->whole_ops;
     samc_status st = samc_tensor_alloc(out, curr->ndim, curr->shape, err);
-    const samc_tensor *outs[] = {out};
     if (!st)
         st = samc_layer_done(x, A, sc,
                              ops->memory_attention(samc_part_ctx(x, A, sc), A->self, curr, memory, curr_pos,
                                                    memory_pos, num_obj_ptr_tokens, out),
-                             err, 1, slot0, outs);
-    if (st)
+                             err, 0, NULL, NULL);
+    if (!st)
+        emit_attention(x, A, sc, out, curr_pos);
+    else
         samc_tensor_release(out);
     return st;
 }
@@ -160,8 +174,7 @@ samc_status samc_memory_attention_forward(samc_exec *x, const samc_memory_attent
     if (!st)
         st = transpose01(x, samc_part_layer(x, ma, &rows[SEQ_FIRST], 0), &n, out, err);
     if (!st) {
-        const samc_tensor *outs[] = {out};
-        samc_layer_emit(x, A, sc, 1, slot0, outs);
+        emit_attention(x, A, sc, out, curr_pos);
     } else {
         samc_tensor_release(out);
     }
@@ -218,15 +231,17 @@ static samc_status iso_attention(samc_exec *x, const samc_layer *L, const samc_l
 {
     samc_tensor a = {0}, b = {0}, c = {0}, d = {0}, y = {0};
     samc_capture cap;
-    const char *curr = samc_io_has(in, "curr.0", NULL) ? "curr.0" : "curr";
-    const char *cpos = samc_io_has(in, "curr_pos.0", NULL) ? "curr_pos.0" : "curr_pos";
+    const bool s3 = ((const samc_memory_attention *)L->self)->sam3_io; /* SAM 3's argument names */
+    const char *curr = s3 ? "src.0" : samc_io_has(in, "curr.0", NULL) ? "curr.0" : "curr";
+    const char *cpos = s3 ? "src_pos.0" : samc_io_has(in, "curr_pos.0", NULL) ? "curr_pos.0" : "curr_pos";
+    const char *mem = s3 ? "prompt" : "memory", *mpos = s3 ? "prompt_pos" : "memory_pos";
     samc_status st = samc_io_tensor(in, curr, "0", &a, err);
     if (!st)
-        st = samc_io_tensor(in, "memory", "1", &b, err);
+        st = samc_io_tensor(in, mem, "1", &b, err);
     if (!st && samc_io_has(in, cpos, "2"))
         st = samc_io_tensor(in, cpos, "2", &c, err);
-    if (!st && samc_io_has(in, "memory_pos", "3"))
-        st = samc_io_tensor(in, "memory_pos", "3", &d, err);
+    if (!st && samc_io_has(in, mpos, "3"))
+        st = samc_io_tensor(in, mpos, "3", &d, err);
     const int n_ptr = (int)samc_io_scalar_or(in, "num_obj_ptr_tokens", "4", 0);
     samc_capture_begin(x, &cap, L->name, out);
     if (!st)

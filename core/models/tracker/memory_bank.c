@@ -57,30 +57,37 @@ static samc_status add_frame(mem_build *b, const samc_frame_out *o, const samc_t
     return SAMC_OK;
 }
 
-/* select_closest_cond_frames: with max == -1 (all configs) every cond frame is
- * selected; otherwise the closest before, the closest at/after, then the
- * temporally closest others. `sel` marks selected entries of `cond`. */
-static void select_cond(const samc_frame_dict *cond, int frame_idx, int max_n, bool *sel)
+/* select_closest_cond_frames: every cond frame when max == -1 or there are
+ * at most max; otherwise (keep_first: the earliest before the frame, else
+ * the latest after it,) the closest before, the closest at/after, then the
+ * temporally closest others. `sel` marks selected entries of `cond`, `order`
+ * lists them in the order of the official selected dict; returns their count. */
+static int select_cond(const samc_frame_dict *cond, int frame_idx, int max_n, bool keep_first, bool *sel, int *order)
 {
+    int n = 0;
     if (max_n == -1 || cond->n <= max_n) {
         for (int i = 0; i < cond->n; i++)
-            sel[i] = true;
-        return;
+            sel[i] = true, order[n++] = i;
+        return n;
     }
-    int before = -1, after = -1, picked = 0;
+    int first = -1, first_after = -1, before = -1, after = -1;
     for (int i = 0; i < cond->n; i++) {
         sel[i] = false;
         const int t = cond->items[i].frame_idx;
+        if (t < frame_idx && (first < 0 || t < cond->items[first].frame_idx))
+            first = i;
+        if (t > frame_idx && (first_after < 0 || t > cond->items[first_after].frame_idx))
+            first_after = i;
         if (t < frame_idx && (before < 0 || t > cond->items[before].frame_idx))
             before = i;
         if (t >= frame_idx && (after < 0 || t < cond->items[after].frame_idx))
             after = i;
     }
-    if (before >= 0)
-        sel[before] = true, picked++;
-    if (after >= 0)
-        sel[after] = true, picked++;
-    while (picked < max_n) { /* sorted by |t - frame_idx|, stable in dict order */
+    const int picks[3] = {keep_first ? (first >= 0 ? first : first_after) : -1, before, after};
+    for (int k = 0; k < 3; k++)
+        if (picks[k] >= 0 && !sel[picks[k]])
+            sel[picks[k]] = true, order[n++] = picks[k];
+    while (n < max_n) { /* sorted by |t - frame_idx|, stable in dict order */
         int best = -1;
         for (int i = 0; i < cond->n; i++)
             if (!sel[i] && (best < 0 || abs(cond->items[i].frame_idx - frame_idx) <
@@ -88,8 +95,9 @@ static void select_cond(const samc_frame_dict *cond, int frame_idx, int max_n, b
                 best = i;
         if (best < 0)
             break;
-        sel[best] = true, picked++;
+        sel[best] = true, order[n++] = best;
     }
+    return n;
 }
 
 static const samc_frame_out *unselected(const samc_frame_dict *cond, const bool *sel, int t)
@@ -100,9 +108,20 @@ static const samc_frame_out *unselected(const samc_frame_dict *cond, const bool 
     return NULL;
 }
 
+/* Which stored outputs the memory reads: the selected conditioning frames
+ * (flags over `cond` and their order in the official selected dict) and,
+ * with memory selection, frame_filter's frames (ascending in time forward,
+ * descending in reverse: the nearest last). */
+typedef struct mem_select {
+    bool *sel;
+    int *order, n_order;
+    bool use_valid;
+    int valid[SAMC_TRACKER_MAX_VALID], n_valid;
+} mem_select;
+
 /* get_1d_sine_pe(pos / t_diff_max, dim) then obj_ptr_tpos_proj, float32. */
-static samc_status ptr_pos(samc_exec *x, const samc_tracker_model *tr, const int *d, int n, int t_diff_max, float *out,
-                           samc_error *err)
+static samc_status ptr_pos(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc, const int *d, int n,
+                           int t_diff_max, float *out, samc_error *err)
 {
     const int C = tr->cfg.d_model, mem = tr->mem_dim;
     const int dim = tr->has_obj_ptr_tpos_proj ? C : mem, pe_dim = dim / 2;
@@ -122,7 +141,7 @@ static samc_status ptr_pos(samc_exec *x, const samc_tracker_model *tr, const int
     if (tr->has_obj_ptr_tpos_proj) {
         const int64_t sh_in[2] = {n, dim};
         samc_tensor a = samc_tensor_view(pe, 2, sh_in), b = {0};
-        if (!(st = samc_tracker_obj_ptr_tpos_proj(x, tr, &a, &b, err)))
+        if (!(st = samc_tracker_obj_ptr_tpos_proj(x, tr, sc, &a, &b, err)))
             memcpy(out, b.data, (size_t)n * mem * sizeof *out);
         samc_tensor_release(&b);
     } else {
@@ -132,10 +151,21 @@ static samc_status ptr_pos(samc_exec *x, const samc_tracker_model *tr, const int
     return st;
 }
 
-/* Object pointers of past cond frames and of up to max_obj_ptrs-1 recent
- * frames, each split into C/mem_dim tokens sharing one pos. */
-static samc_status add_pointers(samc_exec *x, const samc_tracker_model *tr, const samc_track_in *in, const bool *sel,
-                                mem_build *b, int *num_ptr_tokens, samc_error *err)
+/* The frame t_diff steps back (forward; ahead in reverse) whose pointer or
+ * memory may be read, or -1 past the video's (or the selection's) end. */
+static int frame_back(const samc_track_in *in, const mem_select *ms, int t_diff)
+{
+    if (ms->use_valid)
+        return t_diff < ms->n_valid ? ms->valid[ms->n_valid - t_diff] : -1;
+    const int t = in->reverse ? in->frame_idx + t_diff : in->frame_idx - t_diff;
+    return t < 0 || t >= in->num_frames ? -1 : t;
+}
+
+/* Object pointers of past selected cond frames and of up to max_obj_ptrs-1
+ * recent frames, each split into C/mem_dim tokens sharing one pos. */
+static samc_status add_pointers(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                const samc_track_in *in, const mem_select *ms, mem_build *b, int *num_ptr_tokens,
+                                samc_error *err)
 {
     const samc_tracker_config *c = &tr->cfg;
     const int C = c->d_model, mem = tr->mem_dim, split = C / mem;
@@ -147,21 +177,22 @@ static samc_status add_pointers(samc_exec *x, const samc_tracker_model *tr, cons
         free(d), free(ptr);
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < in->cond->n; i++) {
-        const int t = in->cond->items[i].frame_idx;
+    for (int k = 0; k < ms->n_order; k++) {
+        const samc_frame_out *o = &in->cond->items[ms->order[k]];
+        const int t = o->frame_idx;
         const bool past = in->reverse ? t >= in->frame_idx : t <= in->frame_idx;
-        if (!sel[i] || (c->only_obj_ptrs_in_the_past_for_eval && !past))
+        if (c->only_obj_ptrs_in_the_past_for_eval && !past)
             continue;
         d[n] = c->use_signed_tpos_enc_to_obj_ptrs ? (in->frame_idx - t) * sign : abs(in->frame_idx - t);
-        ptr[n++] = in->cond->items[i].obj_ptr.data;
+        ptr[n++] = o->obj_ptr.data;
     }
     for (int td = 1; td < max_ptrs; td++) {
-        const int t = in->reverse ? in->frame_idx + td : in->frame_idx - td;
-        if (t < 0 || t >= in->num_frames)
+        const int t = frame_back(in, ms, td);
+        if (t < 0)
             break;
         const samc_frame_out *o = samc_frame_dict_get(in->non_cond, t);
         if (!o)
-            o = unselected(in->cond, sel, t);
+            o = unselected(in->cond, ms->sel, t);
         if (o)
             d[n] = td, ptr[n++] = o->obj_ptr.data;
     }
@@ -170,7 +201,7 @@ static samc_status add_pointers(samc_exec *x, const samc_tracker_model *tr, cons
     if (n && !pos)
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     if (!st && n && c->add_tpos_enc_to_obj_ptrs)
-        st = ptr_pos(x, tr, d, n, max_ptrs - 1, pos, err);
+        st = ptr_pos(x, tr, sc, d, n, max_ptrs - 1, pos, err);
     if (!st && n && mem_reserve(b, (int64_t)n * split))
         st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) /* (N,1,C) -> (N*split, 1, mem), pos repeated */
@@ -184,29 +215,39 @@ static samc_status add_pointers(samc_exec *x, const samc_tracker_model *tr, cons
     return st;
 }
 
-/* The conditioning frames (t_pos 0), then frames t_rel = num_maskmem-1 .. 1
- * back (stride r), skipping missing ones. */
-static samc_status add_frames(const samc_tracker_model *tr, const samc_track_in *in, const bool *sel,
+/* The memory t_rel frames back: with memory selection frame_filter's
+ * valid[-t_rel] (none past its start), else t_rel = 1 the adjacent frame
+ * and every r-th frame before it (-1: none). */
+static int memory_frame(const samc_tracker_model *tr, const samc_track_in *in, const mem_select *ms, int t_rel)
+{
+    const int r = tr->cfg.memory_temporal_stride_for_eval;
+    if (ms->use_valid)
+        return t_rel > ms->n_valid ? -1 : ms->valid[ms->n_valid - t_rel];
+    if (t_rel == 1)
+        return in->reverse ? in->frame_idx + 1 : in->frame_idx - 1;
+    if (!in->reverse) /* Python floor division */
+        return (int)floor((double)(in->frame_idx - 2) / r) * r - (t_rel - 2) * r;
+    return -(int)floor((double)(-(in->frame_idx + 2)) / r) * r + (t_rel - 2) * r;
+}
+
+/* The selected conditioning frames (t_pos 0), then frames t_rel =
+ * num_maskmem-1 .. 1 back, skipping missing ones. */
+static samc_status add_frames(const samc_tracker_model *tr, const samc_track_in *in, const mem_select *ms,
                               const samc_tensor *pe, mem_build *b)
 {
-    const samc_tracker_config *c = &tr->cfg;
-    const int nm = c->num_maskmem, r = c->memory_temporal_stride_for_eval;
-    for (int i = 0; i < in->cond->n; i++)
-        if (sel[i] && in->cond->items[i].has_mem &&
-            add_frame(b, &in->cond->items[i], pe, tr->maskmem_tpos_enc + (size_t)(nm - 1) * tr->mem_dim))
+    const int nm = tr->cfg.num_maskmem;
+    for (int k = 0; k < ms->n_order; k++) {
+        const samc_frame_out *o = &in->cond->items[ms->order[k]];
+        if (o->has_mem && add_frame(b, o, pe, tr->maskmem_tpos_enc + (size_t)(nm - 1) * tr->mem_dim))
             return SAMC_ERR_NOMEM;
+    }
     for (int t_pos = 1; t_pos < nm; t_pos++) {
-        const int t_rel = nm - t_pos;
-        int prev;
-        if (t_rel == 1)
-            prev = in->reverse ? in->frame_idx + 1 : in->frame_idx - 1;
-        else if (!in->reverse) /* Python floor division */
-            prev = (int)floor((double)(in->frame_idx - 2) / r) * r - (t_rel - 2) * r;
-        else
-            prev = -(int)floor((double)(-(in->frame_idx + 2)) / r) * r + (t_rel - 2) * r;
+        const int prev = memory_frame(tr, in, ms, nm - t_pos);
+        if (prev < 0)
+            continue;
         const samc_frame_out *o = samc_frame_dict_get(in->non_cond, prev);
         if (!o)
-            o = unselected(in->cond, sel, prev);
+            o = unselected(in->cond, ms->sel, prev);
         if (o && o->has_mem && add_frame(b, o, pe, tr->maskmem_tpos_enc + (size_t)(nm - t_pos - 1) * tr->mem_dim))
             return SAMC_ERR_NOMEM;
     }
@@ -284,36 +325,53 @@ const char *samc_memory_bank_name(const samc_exec *x, const samc_tracker_model *
     return samc_part_layer(x, tr, &rows[PREPARE], 0)->name;
 }
 
+/* The memory of a frame that is not an initial conditioning frame: the
+ * stored outputs it reads, their tokens and memory attention over them. */
+static samc_status attend_memory(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                 const samc_track_in *in, samc_tensor *pix, samc_error *err)
+{
+    const samc_tracker_config *c = &tr->cfg;
+    mem_select ms = {.sel = calloc((size_t)in->cond->n, sizeof(bool)),
+                     .order = malloc((size_t)in->cond->n * sizeof(int))};
+    mem_build b = {.mem_dim = tr->mem_dim};
+    samc_tensor pe = {0};
+    int n_ptr = 0;
+    samc_status st = ms.sel && ms.order ? samc_memory_encoder_pos(x, &tr->memory_encoder, &pe, err)
+                                        : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+    if (!st) {
+        ms.n_order = select_cond(in->cond, in->frame_idx, c->max_cond_frames_in_attn, c->sam3.keep_first_cond_frame,
+                                 ms.sel, ms.order);
+        ms.use_valid = c->sam3.use_memory_selection;
+        if (ms.use_valid)
+            ms.n_valid = samc_tracker_frame_filter(x, tr, sc, in, ms.valid);
+        if (add_frames(tr, in, &ms, &pe, &b))
+            st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory (memory tokens)");
+    }
+    if (!st && c->use_obj_ptrs_in_encoder)
+        st = add_pointers(x, tr, sc, in, &ms, &b, &n_ptr, err);
+    if (!st)
+        st = attend(x, tr, sc, in, &b, n_ptr, pix, err);
+    free(ms.sel), free(ms.order), free(b.mem), free(b.pos);
+    samc_tensor_release(&pe);
+    return st;
+}
+
 samc_status samc_tracker_prepare_memory(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
                                         const samc_track_in *in, samc_tensor *pix, samc_error *err)
 {
     const samc_tracker_config *c = &tr->cfg;
     samc_status st;
     memset(pix, 0, sizeof *pix);
-    if (c->num_maskmem == 0 || (in->is_init_cond_frame && c->directly_add_no_mem_embed)) {
-        st = c->num_maskmem == 0 ? samc_tensor_copy(pix, &in->f->vision_features, err) : init_frame_feat(in->f, pix, err);
-    } else if (in->is_init_cond_frame) {
+    if (c->num_maskmem == 0)
+        st = samc_tensor_copy(pix, &in->f->vision_features, err);
+    else if ((in->is_init_cond_frame || in->no_memory) && c->directly_add_no_mem_embed)
+        st = init_frame_feat(in->f, pix, err); /* Sam3TrackerBase: also without use_prev_mem_frame */
+    else if (in->is_init_cond_frame || in->no_memory)
         st = samc_fail(err, SAMC_ERR_UNSUPPORTED, "configs without directly_add_no_mem_embed are not supported");
-    } else if (in->cond->n == 0) {
+    else if (in->cond->n == 0)
         st = samc_fail(err, SAMC_ERR_ARG, "frame %d: the object has no conditioning frame", in->frame_idx);
-    } else {
-        bool *sel = calloc((size_t)in->cond->n, sizeof *sel);
-        mem_build b = {.mem_dim = tr->mem_dim};
-        samc_tensor pe = {0};
-        int n_ptr = 0;
-        st = sel ? samc_memory_encoder_pos(x, &tr->memory_encoder, &pe, err) : samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-        if (!st) {
-            select_cond(in->cond, in->frame_idx, c->max_cond_frames_in_attn, sel);
-            if (add_frames(tr, in, sel, &pe, &b))
-                st = samc_fail(err, SAMC_ERR_NOMEM, "out of memory (memory tokens)");
-        }
-        if (!st && c->use_obj_ptrs_in_encoder)
-            st = add_pointers(x, tr, in, sel, &b, &n_ptr, err);
-        if (!st)
-            st = attend(x, tr, sc, in, &b, n_ptr, pix, err);
-        free(sel), free(b.mem), free(b.pos);
-        samc_tensor_release(&pe);
-    }
+    else
+        st = attend_memory(x, tr, sc, in, pix, err);
     if (!st && x->trace)
         st = trace_prepare(x, tr, sc, in, pix, err);
     return st;
@@ -437,7 +495,9 @@ static samc_status iso_prepare(samc_exec *x, const samc_layer *L, const samc_lay
         samc_track_in tin = {.frame_idx = (int)frame, .is_init_cond_frame = samc_io_scalar_or(in, "is_init_cond_frame", NULL, 0) != 0,
                              .f = &f, .n_points = -1, .cond = &dicts[0], .non_cond = &dicts[1],
                              .num_frames = (int)samc_io_scalar_or(in, "num_frames", NULL, 1),
-                             .reverse = samc_io_scalar_or(in, "track_in_reverse", NULL, 0) != 0};
+                             .reverse = samc_io_scalar_or(in, "track_in_reverse", NULL, 0) != 0,
+                             /* Sam3TrackerBase's use_prev_mem_frame (absent: SAM 2, always) */
+                             .no_memory = samc_io_scalar_or(in, "use_prev_mem_frame", NULL, 1) == 0};
         samc_tensor pix = {0};
         samc_capture cap;
         samc_layer_out all = {0};

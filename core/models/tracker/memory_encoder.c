@@ -251,12 +251,15 @@ samc_status samc_memory_encoder_pos(samc_exec *x, const samc_memory_encoder *e, 
 
 /* ---- isolated runners ------------------------------------------------------- */
 
+/* The module's input as recorded: SAM 3's SimpleMaskDownSampler resizes it
+ * to interpol_size inside its forward. */
 static samc_status iso_downsampler(samc_exec *x, const samc_layer *L, const samc_layer_io *in, samc_layer_out *out,
                                    samc_error *err)
 {
-    const samc_mask_downsampler *ds = &((const samc_memory_encoder *)L->self)->downsampler;
+    const samc_memory_encoder *e = L->self;
+    const samc_mask_downsampler *ds = &e->downsampler;
     const samc_tracker_ops *ops = L->ops;
-    samc_tensor t = {0};
+    samc_tensor t = {0}, ti = {0};
     samc_status st = samc_io_tensor(in, "x", "0", &t, err);
     int64_t s = 1;
     for (int l = 0; l < ds->n_layers; l++)
@@ -264,6 +267,8 @@ static samc_status iso_downsampler(samc_exec *x, const samc_layer *L, const samc
     samc_tensor *y = samc_layer_out_slot(out, "0");
     if (!st && t.ndim != 4)
         st = samc_fail(err, SAMC_ERR_SHAPE, "mask_downsampler input is not 4-D");
+    if (!st && !(st = interpolate(x, e, &t, &ti, err)) && ti.data)
+        samc_tensor_release(&t), t = ti;
     if (!st && !(st = samc_tensor_allocv(y, err, 4, t.shape[0], (int64_t)ds->proj.cout, t.shape[2] / s, t.shape[3] / s)))
         st = samc_layer_done(x, L, NULL, ops->mask_downsampler(samc_layer_ctx(x, L), ds, &t, y), err, 0, NULL, NULL);
     samc_tensor_release(&t);

@@ -15,6 +15,39 @@
 
 #define NO_OBJ_SCORE (-1024.0f)
 
+/* Sam3TrackerBase's function points that SAM 3's dump format records (the
+ * tracker's config says when: cfg.sam3.traced): composites of the parts'
+ * calls, compared in chained runs (their inputs are a call tree's state). */
+enum { TRACK_STEP, MASK_AS_OUTPUT, ENCODE_MEMORY, N_ROWS };
+static int sam3_traced(const void *self) { return ((const samc_tracker_model *)self)->cfg.sam3.traced; }
+static const samc_layer_def rows[N_ROWS] = {
+    [TRACK_STEP] = {.pattern = "@track_step", .parity_if = sam3_traced, .chained_only = true},
+    [MASK_AS_OUTPUT] = {.pattern = "@use_mask_as_output", .parity_if = sam3_traced, .chained_only = true},
+    [ENCODE_MEMORY] = {.pattern = "@encode_new_memory", .parity_if = sam3_traced, .chained_only = true},
+};
+const samc_part_def samc_track_step_part = {"Sam3TrackerBase.track_step", rows, N_ROWS, NULL};
+
+static void emit(samc_exec *x, const samc_tracker_model *tr, int row, const samc_scope *sc, int n,
+                 const char *const *slots, const samc_tensor *const *t)
+{
+    if (x->trace && tr->cfg.sam3.traced)
+        samc_layer_emit(x, samc_part_layer(x, tr, &rows[row], 0), sc, n, slots, t);
+}
+
+float samc_tracker_mem_score(const float *scores, const float *ious, int n)
+{
+    /* cal_mem_score: the mean of the broadcast [n, n] product of the
+     * normalised object scores (2 sigmoid - 1 where present, else 0) and
+     * the IoUs, in float32 */
+    float sum = 0;
+    for (int i = 0; i < n; i++) {
+        const float norm = scores[i] > 0 ? 1.0f / (1.0f + expf(-scores[i])) * 2.0f - 1.0f : 0.0f;
+        for (int j = 0; j < n; j++)
+            sum += norm * ious[j];
+    }
+    return sum / (float)(n * n);
+}
+
 void samc_track_out_release(samc_track_out *o)
 {
     samc_tensor_release(&o->pred_masks);
@@ -78,6 +111,9 @@ static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const s
         if (multimask)
             samc_exec_decide(x, sc, &pick);
         out->object_score = dec[3].data[0];
+        out->iou_score = dec[1].data[0]; /* ious.max(-1) */
+        for (int k = 1; k < M; k++)
+            out->iou_score = dec[1].data[k] > out->iou_score ? dec[1].data[k] : out->iou_score;
         if (tr->cfg.pred_obj_scores && !(out->object_score > 0))
             for (int64_t i = 0; i < samc_numel(&dec[0]); i++)
                 dec[0].data[i] = NO_OBJ_SCORE;
@@ -119,7 +155,9 @@ static samc_status mask_as_output(samc_exec *x, const samc_tracker_model *tr, co
                                   samc_track_out *out, samc_error *err)
 {
     const samc_tensor *mk = in->mask_inputs;
-    const int64_t S = mk->shape[2], s4 = S / 4, n = samc_numel(mk);
+    const int64_t S = mk->shape[2], n = samc_numel(mk);
+    /* the low-res side: S // 4 (SAM2Base), S // backbone_stride * 4 (Sam3TrackerBase) */
+    const int64_t s4 = tr->cfg.sam3.mask_low_res_by_stride ? S / tr->cfg.backbone_stride * 4 : S / 4;
     samc_tensor high = {0}, small = {0};
     samc_track_out heads = {0};
     samc_status st = samc_tensor_alloc(&high, 4, mk->shape, err);
@@ -132,7 +170,7 @@ static samc_status mask_as_output(samc_exec *x, const samc_tracker_model *tr, co
         st = samc_resize_bilinear_aa(high.data, 1, (int)S, (int)S, (int)s4, (int)s4, out->pred_masks.data);
     const float lam = appearing ? 1.0f : 0.0f;
     if (!st && tr->cfg.use_obj_ptrs_in_encoder) {
-        if (!(st = samc_tracker_mask_downsample(x, tr, mk, &small, err)))
+        if (!(st = samc_tracker_mask_downsample(x, tr, sc, mk, &small, err)))
             st = sam_heads(x, tr, sc, &in->f->vision_features, in->f, -1, NULL, NULL, &small, false, &heads, err);
         if (!st) {
             out->obj_ptr = heads.obj_ptr;
@@ -143,7 +181,14 @@ static samc_status mask_as_output(samc_exec *x, const samc_tracker_model *tr, co
     }
     if (!st) {
         out->object_score = 20.0f * lam + -10.0f;
+        out->iou_score = 1.0f;
         gate_obj_ptr(tr, lam, true, out->obj_ptr.data);
+        float one = 1.0f, score = out->object_score;
+        const samc_tensor iou = samc_tensor_view(&one, 2, (const int64_t[]){1, 1});
+        const samc_tensor sc_t = samc_tensor_view(&score, 2, (const int64_t[]){1, 1});
+        const char *slots[] = {"0", "1", "2", "3", "4", "5", "6"};
+        const samc_tensor *t[] = {&out->pred_masks, &high, &iou, &out->pred_masks, &high, &out->obj_ptr, &sc_t};
+        emit(x, tr, MASK_AS_OUTPUT, sc, 7, slots, t);
         out->pred_masks_high_res = high;
         memset(&high, 0, sizeof high);
     }
@@ -169,7 +214,33 @@ samc_status samc_tracker_encode_new_memory(samc_exec *x, const samc_tracker_mode
                                          err);
     if (!st && tr->no_obj_embed_spatial) /* + (1 - is_obj_appearing) * no_obj_embed_spatial */
         st = samc_tracker_no_obj_embed(x, tr, maskmem, 1.0f - (object_score > 0 ? 1.0f : 0.0f), err);
+    if (!st) {
+        const char *slots[] = {"maskmem_features", "maskmem_pos_enc.0"};
+        const samc_tensor *t[] = {maskmem, &pos};
+        emit(x, tr, ENCODE_MEMORY, sc, 2, slots, t);
+    }
     samc_tensor_release(&mk), samc_tensor_release(&pos);
+    return st;
+}
+
+samc_status samc_tracker_trace_step(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                    const samc_track_out *o, const float *batch_eff, samc_error *err)
+{
+    if (!x->trace || !tr->cfg.sam3.traced)
+        return SAMC_OK;
+    samc_tensor pos = {0};
+    samc_status st = o->has_mem ? samc_memory_encoder_pos(x, &tr->memory_encoder, &pos, err) : SAMC_OK;
+    float score = o->object_score, iou = o->iou_score;
+    float eff = batch_eff ? *batch_eff : samc_tracker_mem_score(&score, &iou, 1);
+    const samc_tensor ts = samc_tensor_view(&score, 2, (const int64_t[]){1, 1});
+    const samc_tensor ti = samc_tensor_view(&iou, 1, (const int64_t[]){1});
+    const samc_tensor te = samc_tensor_view(&eff, 1, (const int64_t[]){1});
+    const char *slots[] = {"pred_masks", "obj_ptr", "object_score_logits", "iou_score", "eff_iou_score",
+                           "maskmem_features", "maskmem_pos_enc.0"};
+    const samc_tensor *t[] = {&o->pred_masks, &o->obj_ptr, &ts, &ti, &te, &o->maskmem, &pos};
+    if (!st)
+        emit(x, tr, TRACK_STEP, sc, o->has_mem ? 7 : 5, slots, t);
+    samc_tensor_release(&pos);
     return st;
 }
 
@@ -203,6 +274,8 @@ samc_status samc_tracker_track_step(samc_exec *x, const samc_tracker_model *tr, 
                                          &out->maskmem, err);
         out->has_mem = st == SAMC_OK;
     }
+    if (!st && !in->no_step_record)
+        st = samc_tracker_trace_step(x, tr, sc, out, NULL, err);
     if (st)
         samc_track_out_release(out);
     return st;

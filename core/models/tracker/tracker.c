@@ -22,6 +22,7 @@ static int has_no_mem_embed(const void *self)
     return ((const samc_tracker_model *)self)->cfg.directly_add_no_mem_embed;
 }
 static int has_no_obj_embed(const void *self) { return ((const samc_tracker_model *)self)->no_obj_embed_spatial != NULL; }
+static int sam3_traced(const void *self) { return ((const samc_tracker_model *)self)->cfg.sam3.traced; }
 
 static samc_isolated_body iso_obj_ptr_proj, iso_obj_ptr_tpos_proj, iso_mask_downsample, iso_mask_for_memory;
 static samc_status ex_mask_for_memory(const void *, int, uint64_t, bool, samc_layer_inputs *, samc_error *);
@@ -35,9 +36,11 @@ static const samc_layer_def rows[N_ROWS] = {
                       .parity = true, .count = has_obj_ptr_proj, .isolated = iso_obj_ptr_proj,
                       .example = ex_obj_ptr_proj},
     [OBJ_PTR_TPOS_PROJ] = {.pattern = "obj_ptr_tpos_proj", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, mlp),
-                           .count = has_tpos_proj, .isolated = iso_obj_ptr_tpos_proj, .example = ex_obj_ptr_tpos_proj},
+                           .parity_if = sam3_traced, .count = has_tpos_proj, .isolated = iso_obj_ptr_tpos_proj,
+                           .example = ex_obj_ptr_tpos_proj},
     [MASK_DOWNSAMPLE] = {.pattern = "mask_downsample", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, conv2d),
-                         .count = has_obj_ptr_proj, .isolated = iso_mask_downsample, .example = ex_mask_downsample},
+                         .parity_if = sam3_traced, .count = has_obj_ptr_proj, .isolated = iso_mask_downsample,
+                         .example = ex_mask_downsample},
     /* _prepare_backbone_features / set_image: vision features + no_mem_embed */
     [NO_MEM_EMBED] = {.pattern = "@no_mem_embed", .table = SAMC_OPS_NN, .body = SAMC_BODY(samc_nn_ops, add_channel),
                       .count = has_no_mem_embed, .isolated = samc_nn_run_add_channel,
@@ -117,21 +120,26 @@ samc_status samc_tracker_obj_ptr_proj(samc_exec *x, const samc_tracker_model *tr
     return mlp_layer(x, tr, OBJ_PTR_PROJ, sc, &tr->obj_ptr_proj, tokens, out, err);
 }
 
-samc_status samc_tracker_obj_ptr_tpos_proj(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *pe,
-                                           samc_tensor *out, samc_error *err)
+samc_status samc_tracker_obj_ptr_tpos_proj(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                           const samc_tensor *pe, samc_tensor *out, samc_error *err)
 {
-    return mlp_layer(x, tr, OBJ_PTR_TPOS_PROJ, NULL, &tr->obj_ptr_tpos_proj, pe, out, err);
+    return mlp_layer(x, tr, OBJ_PTR_TPOS_PROJ, sc, &tr->obj_ptr_tpos_proj, pe, out, err);
 }
 
-samc_status samc_tracker_mask_downsample(samc_exec *x, const samc_tracker_model *tr, const samc_tensor *mask,
-                                         samc_tensor *out, samc_error *err)
+samc_status samc_tracker_mask_downsample(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
+                                         const samc_tensor *mask, samc_tensor *out, samc_error *err)
 {
     const samc_layer *L = samc_part_layer(x, tr, &rows[MASK_DOWNSAMPLE], 0);
     const samc_nn_ops *nn = L->ops;
     const samc_conv2d *c = &tr->mask_downsample;
     samc_status st = samc_tensor_allocv(out, err, 4, mask->shape[0], (int64_t)1, mask->shape[2] / c->stride,
                                         mask->shape[3] / c->stride);
-    return st ? st : samc_layer_done(x, L, NULL, nn->conv2d(samc_layer_ctx(x, L), c, mask, out), err, 0, NULL, NULL);
+    const samc_tensor *outs[] = {out};
+    if (!st)
+        st = samc_layer_done(x, L, sc, nn->conv2d(samc_layer_ctx(x, L), c, mask, out), err, 1, slot0, outs);
+    if (st)
+        samc_tensor_release(out);
+    return st;
 }
 
 samc_status samc_tracker_features(samc_exec *x, const samc_tracker_model *tr, const samc_scope *sc,
@@ -239,7 +247,7 @@ static samc_status iso_obj_ptr_tpos_proj(samc_exec *x, const samc_layer *L, cons
     samc_status st = samc_io_tensor(in, "0", NULL, &a, err);
     samc_tensor *y = samc_layer_out_slot(out, "0");
     if (!st)
-        st = samc_tracker_obj_ptr_tpos_proj(x, L->self, &a, y, err);
+        st = samc_tracker_obj_ptr_tpos_proj(x, L->self, &samc_no_scope, &a, y, err);
     samc_tensor_release(&a);
     return st;
 }
@@ -251,7 +259,7 @@ static samc_status iso_mask_downsample(samc_exec *x, const samc_layer *L, const 
     samc_status st = samc_io_tensor(in, "0", NULL, &a, err);
     samc_tensor *y = samc_layer_out_slot(out, "0");
     if (!st)
-        st = samc_tracker_mask_downsample(x, L->self, &a, y, err);
+        st = samc_tracker_mask_downsample(x, L->self, &samc_no_scope, &a, y, err);
     samc_tensor_release(&a);
     return st;
 }

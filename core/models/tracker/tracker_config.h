@@ -71,6 +71,21 @@ typedef struct samc_tracker_video_config {
     X(int, twoway_heads) X(int, iou_head_depth) X(int, iou_head_hidden_dim)
 #define SAMC_SAM2BASE_FIELD(type, name) type name;
 
+/* Where SAM 3's tracker (Sam3TrackerBase, sam3/model/sam3_tracker_base.py)
+ * differs from SAM2Base: all zero (SAM2Base's behaviour) for SAM 2. */
+typedef struct samc_sam3_tracker_config {
+    bool use_memory_selection;          /* frame_filter (SAM2Long): previous memories and pointers
+                                           from frames whose eff_iou_score > mf_threshold */
+    double mf_threshold;
+    bool keep_first_cond_frame;         /* select_closest_cond_frames keeps the earliest one */
+    bool mask_low_res_by_stride;        /* _use_mask_as_output's low-res side: S // backbone_stride * 4
+                                           (SAM 2: S // 4) */
+    bool mlp_block;                     /* the two-way blocks' MLP is sam/common.py's MLPBlock (lin1, lin2) */
+    bool traced;                        /* SAM 3's dump format: @track_step, @use_mask_as_output,
+                                           @encode_new_memory, obj_ptr_tpos_proj, mask_downsample and
+                                           conv_s0/s1 are parity points */
+} samc_sam3_tracker_config;
+
 /* SAM2Base's options, the SAM heads' sizes and the frame geometry. */
 typedef struct samc_tracker_config {
     int d_model;                        /* transformer_dim: SAM heads, memory attention, object pointers */
@@ -80,6 +95,11 @@ typedef struct samc_tracker_config {
     samc_tracker_video_config video;
 
     SAMC_SAM2BASE_OPTIONS(SAMC_SAM2BASE_FIELD)
+    samc_sam3_tracker_config sam3;
 } samc_tracker_config;
+
+/* Every size the tracker's parts derive from the config within what the
+ * official code would build (an error names the key). */
+samc_status samc_tracker_config_validate(const samc_tracker_config *c, samc_error *err);
 
 #endif

@@ -56,6 +56,7 @@ typedef struct samc_mask_decoder {
     int emb;                      /* the image embedding's side (masks are 4 emb) */
     int num_mask_tokens;          /* num_multimask_outputs + 1 */
     bool pred_obj_scores, pred_obj_scores_mlp, use_high_res_features, iou_sigmoid;
+    bool trace_high_res;          /* conv_s0/s1 are parity points (SAM 3's dump format) */
     bool dynamic_multimask_via_stability, use_multimask_token_for_obj_ptr;
     float dynamic_multimask_stability_delta, dynamic_multimask_stability_thresh;
     const float *iou_token;       /* (1, dim) */
@@ -129,6 +130,8 @@ typedef struct samc_memory_attention {
     bool pos_enc_at_input;
     int d_model;
     int emb, mem_dim, num_maskmem; /* the frame's token grid, the memory's channels and frames */
+    bool sam3_io;                  /* SAM 3's TransformerEncoderCrossAttention: in src / prompt (+ _pos),
+                                      out {memory, pos_embed} */
 } samc_memory_attention;
 
 /* What SAM2Base makes of the backbone for the SAM heads (samc_tracker_
