@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment.c - `samc segment`: prompts -> mask PNGs, an overlay and JSON.
  * The options of both families are parsed here; the model's family (SAM 2:
- * points, one box, a mask; SAM 3: a text and exemplar boxes) decides which
- * apply, before anything loads. SAM 3's run is cmd_segment_sam3.c. */
+ * points, a box or batched boxes, a mask; SAM 3: a text and exemplar boxes,
+ * or predict_inst's SAM 1 prompts) decides which apply, before anything
+ * loads. SAM 3's concept run is cmd_segment_sam3.c; --mask-input is read by
+ * cmd_segment_mask_input.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
