@@ -146,21 +146,26 @@ void cli_progress(const char *what, int done, int total, const char *detail);
 void cli_progress_end(void);
 double cli_now(void);
 
-/* Drawing (apps/cli_render.c): blend a mask into an RGB image, and the
- * prompt markers (points: filled discs, green foreground / red background;
- * box: a rectangle). */
-extern const uint8_t cli_palette[8][3];
+/* Drawing (apps/cli_render.c): a mask blended into an RGB image with its
+ * contour drawn (logits > 0, or bits != 0), and the prompt markers (points:
+ * filled discs, green foreground / red background; box: a rectangle).
+ * cli_mask_color: mask k's colour, a different one for every k >= 0. */
+void cli_mask_color(int64_t k, uint8_t out[3]);
 void cli_blend_mask(uint8_t *rgb, int w, int h, const float *logits, const uint8_t color[3]);
+void cli_blend_bits(uint8_t *rgb, int w, int h, const uint8_t *bits, const uint8_t color[3]);
 void cli_draw_points(uint8_t *rgb, int w, int h, const float *xy, const int32_t *labels, int n);
 void cli_draw_box(uint8_t *rgb, int w, int h, const float *box, const uint8_t color[3]);
 
 typedef struct cJSON cJSON;
-/* One mask's record (apps/cli_mask_json.c): COCO RLE, uncompressed counts
- * as sam2/utils/amg.py mask_to_rle_pytorch and the compressed string of
- * pycocotools' rleToString, bbox (XYWH as the generator's records), area,
- * stability score (offset 1, as SAM2AutomaticMaskGenerator). `logits`:
- * h*w, > 0 is the mask. */
-samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err);
+/* The RLE a mask record carries (--rle): "coco_rle", the compressed string
+ * of pycocotools' rleToString (the default), or "rle", the uncompressed
+ * counts of sam2/utils/amg.py mask_to_rle_pytorch. */
+typedef enum cli_rle_format { CLI_RLE_COCO = 0, CLI_RLE_UNCOMPRESSED } cli_rle_format;
+samc_status cli_parse_rle(const char *v, cli_rle_format *f, samc_error *err);
+/* One mask's record (apps/cli_mask_json.c): the RLE of `fmt`, bbox (XYWH as
+ * the generator's records), area, stability score (offset 1, as
+ * SAM2AutomaticMaskGenerator). `logits`: h*w, > 0 is the mask. */
+samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, cli_rle_format fmt, samc_error *err);
 /* A new record appended to arr for the image's mask k: "index" and "file"
  * (mask_<k>.png, as segment writes it); the caller adds its own fields,
  * then cli_mask_json. */

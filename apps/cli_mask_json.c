@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "core/base/error.h"
@@ -29,7 +30,19 @@ cJSON *cli_mask_entry(cJSON *arr, int k)
     return o;
 }
 
-samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_error *err)
+samc_status cli_parse_rle(const char *v, cli_rle_format *f, samc_error *err)
+{
+    if (!strcmp(v, "coco"))
+        *f = CLI_RLE_COCO;
+    else if (!strcmp(v, "uncompressed"))
+        *f = CLI_RLE_UNCOMPRESSED;
+    else
+        return samc_fail(err, SAMC_ERR_ARG, "--rle '%s': expected coco (pycocotools' compressed string, the "
+                         "default) or uncompressed (the counts)", v);
+    return SAMC_OK;
+}
+
+samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, cli_rle_format fmt, samc_error *err)
 {
     samc_mask_rle r;
     samc_status st = samc_mask_rle_encode_logits(logits, h, w, 0.0, &r, err); /* mask_threshold 0 */
@@ -44,14 +57,17 @@ samc_status cli_mask_json(cJSON *obj, const float *logits, int h, int w, samc_er
         cJSON_AddNumberToObject(obj, "stability_score", stab);
     else
         cJSON_AddNullToObject(obj, "stability_score"); /* no logit above -1: 0/0 */
-    cJSON *rl = cJSON_AddObjectToObject(obj, "rle");
-    cJSON_AddItemToObject(rl, "size", size_json(h, w));
-    cJSON *c = cJSON_AddArrayToObject(rl, "counts");
-    for (int64_t i = 0; i < r.n_counts; i++)
-        cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r.counts[i]));
-    cJSON *cr = cJSON_AddObjectToObject(obj, "coco_rle");
-    cJSON_AddItemToObject(cr, "size", size_json(h, w));
-    cJSON_AddStringToObject(cr, "counts", r.coco_counts);
+    if (fmt == CLI_RLE_UNCOMPRESSED) {
+        cJSON *rl = cJSON_AddObjectToObject(obj, "rle");
+        cJSON_AddItemToObject(rl, "size", size_json(h, w));
+        cJSON *c = cJSON_AddArrayToObject(rl, "counts");
+        for (int64_t i = 0; i < r.n_counts; i++)
+            cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r.counts[i]));
+    } else {
+        cJSON *cr = cJSON_AddObjectToObject(obj, "coco_rle");
+        cJSON_AddItemToObject(cr, "size", size_json(h, w));
+        cJSON_AddStringToObject(cr, "counts", r.coco_counts);
+    }
     samc_mask_rle_free(&r);
     return SAMC_OK;
 }

@@ -145,12 +145,10 @@ static void on_progress(void *user, const samc_amg_progress *p)
     s->last_crop = p->crop;
 }
 
-static const uint8_t palette[8][3] = {{30, 144, 255}, {255, 64, 64}, {64, 200, 64}, {255, 200, 0},
-                                      {200, 0, 255},  {0, 220, 220}, {255, 128, 0}, {128, 255, 128}};
-
-/* overlay.png (every mask blended in its colour, larger masks first so small
- * ones stay visible: records come in NMS order) and, for binary_mask, one PNG
- * per record. */
+/* overlay.png (every mask blended in its own colour, cli_mask_color of its
+ * record index, with its contour; larger masks first so small ones stay
+ * visible: records come in NMS order) and, for binary_mask, one PNG per
+ * record. */
 static samc_status write_images(const char *dir, const samc_image *img, const samc_amg_result *r, cli_outputs *outs,
                                 samc_error *err)
 {
@@ -172,9 +170,9 @@ static samc_status write_images(const char *dir, const samc_image *img, const sa
         samc_amg_rle rle = {m->height, m->width, m->n_counts, m->counts};
         if ((st = samc_amg_rle_to_mask(&rle, mask, err)))
             break;
-        for (int64_t i = 0; i < hw; i++)
-            for (int c = 0; mask[i] && c < 3; c++)
-                over[3 * i + c] = (uint8_t)((over[3 * i + c] + palette[order[k] % 8][c]) / 2);
+        uint8_t col[3];
+        cli_mask_color(order[k], col);
+        cli_blend_bits(over, img->w, img->h, mask, col);
         if (m->binary) {
             for (int64_t i = 0; i < hw; i++)
                 mask[i] = m->binary[i] ? 255 : 0;

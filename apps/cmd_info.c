@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "core/models/family.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_hf.h"
 #include "core/models/sam3/sam3_model.h"
 #include "core/runtime/plugin.h"
 #include "samc.h"
@@ -100,8 +101,9 @@ static int info_sam3(const char *ckpt, const char *config, bool layers)
     }
     static const char *const fmts[] = {"unknown", "pytorch zip", "safetensors", "hdf5 dump"};
     const bool dump = samc_weights_get_format(w) == SAMC_WEIGHTS_H5;
-    printf("file: %s\nfamily: SAM 3\nformat: %s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
-           fmts[samc_weights_get_format(w)], samc_weights_count(w), params,
+    printf("file: %s\nfamily: SAM 3\nformat: %s%s\ntensors: %zu\nparameters: %lld\nconfig: %s\n", ckpt,
+           fmts[samc_weights_get_format(w)], samc_sam3_is_hf(w) ? ", key names: transformers" : "",
+           samc_weights_count(w), params,
            config ? config : dump ? "the dump's /model/config_json" : "sam3 (built-in release)");
     samc_weights_free(w);
     printf("impl: %s (default; --impl to choose)\nthreads: %d\nsamc: %s\nsystem: %s\n", samc_default_impl(),

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_segment.c - `samc segment`: prompts -> mask PNGs, an overlay and JSON.
  * The options of both families are parsed here; the model's family (SAM 2:
- * points, one box, a mask; SAM 3: a text and exemplar boxes) decides which
- * apply, before anything loads. SAM 3's run is cmd_segment_sam3.c. */
+ * points, a box or batched boxes, a mask; SAM 3: a text and exemplar boxes,
+ * or predict_inst's SAM 1 prompts) decides which apply, before anything
+ * loads. SAM 3's concept run is cmd_segment_sam3.c; --mask-input is read by
+ * cmd_segment_mask_input.c. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "core/base/fileio.h"
 #include "core/io/image_io.h"
 #include "samc.h"
+#include "samc_amg.h"
 
 /* "X0,Y0,X1,Y1" or "X0,Y0,X1,Y1,neg" (a negative exemplar, SAM 3). */
 static samc_status parse_box(const char *v, float *box, bool *positive, samc_error *err)
@@ -35,7 +38,7 @@ static samc_status parse_box(const char *v, float *box, bool *positive, samc_err
 
 enum {
     O_MODEL, O_CONFIG, O_IMAGE, O_OUT, O_POINT, O_BOX, O_MASK_INPUT, O_MULTIMASK, O_HOLE, O_SPRINKLE, O_TEXT,
-    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE, O_INST
+    O_VOCAB, O_THRESHOLD, O_IMPL, O_OVERRIDE, O_THREADS, O_NONFINITE, O_INST, O_MASK_INDEX, O_RLE
 };
 static const cli_option seg_options[] = {
     [O_MODEL] = {"model", 'm', "CKPT"},        [O_CONFIG] = {"config", 'c', "NAME|FILE"},
@@ -47,6 +50,7 @@ static const cli_option seg_options[] = {
     [O_THRESHOLD] = {"threshold", 0, "T"},     [O_IMPL] = {"impl", 0, "NAME"},
     [O_OVERRIDE] = {"impl-override", 0, "LAYER=IMPL"}, [O_THREADS] = {"threads", 't', "N"},
     [O_NONFINITE] = {"allow-nonfinite", 0, NULL}, [O_INST] = {"inst", 0, NULL},
+    [O_MASK_INDEX] = {"mask-index", 0, "K"},   [O_RLE] = {"rle", 0, "coco|uncompressed"},
 };
 
 static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *err)
@@ -54,6 +58,7 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
     memset(a, 0, sizeof *a);
     a->impl = NULL; /* the library's default: fast */
     a->threshold = -1.0f;
+    a->mask_index = -1;
     cli_parser cp;
     cli_parser_init(&cp, "segment", argc, argv, seg_options, sizeof seg_options / sizeof seg_options[0]);
     const char *v;
@@ -71,6 +76,8 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         case O_OUT: a->out = v; break;
         case O_IMPL: a->impl = v; break;
         case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
+        case O_MASK_INDEX: st = cli_parse_int("--mask-index", v, 0, 1 << 20, &a->mask_index, err); break;
+        case O_RLE: st = cli_parse_rle(v, &a->rle, err); break;
         case O_HOLE:
         case O_SPRINKLE: {
             float x;
@@ -119,94 +126,88 @@ static samc_status parse_args(int argc, char **argv, seg_args *a, samc_error *er
         return samc_fail(err, SAMC_ERR_ARG, "--out DIR is required (samc segment --help)");
     if (!a->model && a->image)
         return samc_fail(err, SAMC_ERR_ARG, "--image needs --model (without --model the bundled demo model and image are used)");
+    if (a->mask_index >= 0 && !a->mask_input)
+        return samc_fail(err, SAMC_ERR_ARG, "--mask-index picks a mask of --mask-input FILE, which is not given");
     return SAMC_OK;
 }
 
-/* --mask-input: raw little-endian float32 logits (s*s values, e.g. the
- * low_res_masks.f32 samc writes, first mask) or an image of s x s pixels
- * (> 127 -> +10, else -10: the logit scale of SAM's mask-as-input). */
-static samc_status load_mask_input(const char *path, int s, float **out, samc_error *err)
-{
-    *out = malloc((size_t)s * s * sizeof(float));
-    if (!*out)
-        return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
-    samc_error re = {0};
-    if (samc_check_regular(path, &re)) /* a FIFO or device would block or never end */
-        return samc_fail(err, SAMC_ERR_IO, "--mask-input %s", re.msg);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return samc_fail(err, SAMC_ERR_IO, "--mask-input %s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (n >= (long)s * s * 4 && n % ((long)s * s * 4) == 0) {
-        size_t got = fread(*out, sizeof(float), (size_t)s * s, f);
-        fclose(f);
-        return got == (size_t)s * s ? SAMC_OK : samc_fail(err, SAMC_ERR_IO, "--mask-input %s: short read", path);
-    }
-    fclose(f);
-    samc_image img;
-    samc_error ie = {0};
-    if (samc_image_load(path, &img, &ie))
-        return samc_fail(err, SAMC_ERR_ARG, "--mask-input %s: neither %dx%d float32 logits (%ld bytes given) nor an image (%s)",
-                         path, s, s, n, ie.msg);
-    if (img.w != s || img.h != s) {
-        samc_image_free(&img);
-        return samc_fail(err, SAMC_ERR_ARG,
-                         "--mask-input %s: image is %dx%d, expected %dx%d (the model's low-res mask size: the "
-                         "official SAM2ImagePredictor passes mask_input to the prompt encoder unresized)",
-                         path, img.w, img.h, s, s);
-    }
-    for (int i = 0; i < s * s; i++)
-        (*out)[i] = img.rgb[3 * i] > 127 ? 10.0f : -10.0f;
-    samc_image_free(&img);
-    return SAMC_OK;
-}
+/* What one run predicted: one prompt (C masks, the official squeezed
+ * shapes) or B batched boxes (B x C), as the library's buffers. */
+typedef struct seg_result {
+    bool batched;
+    int B, C, h, w, S;
+    const float *masks, *iou, *low_res;
+    float object_score; /* one prompt only */
+} seg_result;
 
-/* The best mask (highest predicted IoU), as the official demo shows it. */
-static int best_mask(const samc_masks *m)
+/* The best mask of prompt b (highest predicted IoU), as the official demo shows it. */
+static int best_mask(const seg_result *r, int b)
 {
+    const float *iou = r->iou + (int64_t)b * r->C;
     int best = 0;
-    for (int k = 1; k < m->num_masks; k++)
-        if (m->iou[k] > m->iou[best])
+    for (int k = 1; k < r->C; k++)
+        if (iou[k] > iou[best])
             best = k;
     return best;
 }
 
-/* mask_K.png per mask; overlay.png: the best mask in its colour (the
- * multimask candidates overlap: blended together they would hide each
- * other) with the prompt markers; overlay_K.png: each candidate in its own
- * colour when there are several. */
-static samc_status write_masks(const char *dir, const seg_args *a, const samc_image *img, const samc_masks *m,
+static void mask_name(char *buf, size_t n, const seg_result *r, int b, int k)
+{
+    if (r->batched)
+        snprintf(buf, n, "mask_%d_%d.png", b, k);
+    else
+        snprintf(buf, n, "mask_%d.png", k);
+}
+
+/* overlay.png (its best mask in its colour with the prompt markers; with
+ * batched boxes every box's best mask and box in the box's colour) and,
+ * for one prompt with several candidates, overlay_K.png: each candidate
+ * alone (the candidates overlap: blended together they would hide each
+ * other). k < 0: overlay.png. */
+static samc_status write_overlay(const char *dir, const seg_args *a, const samc_image *img, const seg_result *r, int k,
+                                 uint8_t *over, cli_outputs *outs, samc_error *err)
+{
+    static const uint8_t white[3] = {255, 255, 255};
+    const int64_t hw = (int64_t)r->w * r->h;
+    memcpy(over, img->rgb, (size_t)hw * 3);
+    for (int b = 0; b < r->B; b++) {
+        const int mk = k < 0 ? best_mask(r, b) : k;
+        uint8_t col[3];
+        cli_mask_color(r->batched ? b : mk, col);
+        cli_blend_mask(over, r->w, r->h, r->masks + ((int64_t)b * r->C + mk) * hw, col);
+        if (r->batched)
+            cli_draw_box(over, r->w, r->h, a->boxes + 4 * b, col);
+    }
+    if (a->has_box && !r->batched)
+        cli_draw_box(over, r->w, r->h, a->box, white);
+    cli_draw_points(over, r->w, r->h, a->points, a->labels, a->n_points);
+    char path[4200];
+    if (k < 0)
+        snprintf(path, sizeof path, "%s/overlay.png", dir);
+    else
+        snprintf(path, sizeof path, "%s/overlay_%d.png", dir, k);
+    return cli_outputs_png(outs, path, r->w, r->h, 3, over, err);
+}
+
+/* mask_K.png (mask_B_K.png with batched boxes) per mask, and the overlays. */
+static samc_status write_masks(const char *dir, const seg_args *a, const samc_image *img, const seg_result *r,
                                cli_outputs *outs, samc_error *err)
 {
-    const int64_t hw = (int64_t)m->width * m->height;
+    const int64_t hw = (int64_t)r->w * r->h;
     uint8_t *gray = malloc((size_t)hw), *over = malloc((size_t)hw * 3);
     samc_status st = (!gray || !over) ? samc_fail(err, SAMC_ERR_NOMEM, "out of memory") : SAMC_OK;
-    char path[4200];
-    static const uint8_t box_color[3] = {255, 255, 255};
-    for (int k = -1; !st && k < m->num_masks; k++) { /* -1: overlay.png with the best mask */
-        const int mk = k < 0 ? best_mask(m) : k;
-        const float *logits = m->masks + mk * hw;
-        if (k >= 0) {
+    char path[4200], name[64];
+    for (int b = 0; !st && b < r->B; b++)
+        for (int k = 0; !st && k < r->C; k++) {
+            const float *logits = r->masks + ((int64_t)b * r->C + k) * hw;
             for (int64_t i = 0; i < hw; i++)
                 gray[i] = logits[i] > 0.0f ? 255 : 0;
-            snprintf(path, sizeof path, "%s/mask_%d.png", dir, k);
-            st = cli_outputs_png(outs, path, m->width, m->height, 1, gray, err);
-            if (st || m->num_masks == 1)
-                continue;
+            mask_name(name, sizeof name, r, b, k);
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            st = cli_outputs_png(outs, path, r->w, r->h, 1, gray, err);
         }
-        memcpy(over, img->rgb, (size_t)hw * 3);
-        cli_blend_mask(over, m->width, m->height, logits, cli_palette[mk % 8]);
-        if (a->has_box)
-            cli_draw_box(over, m->width, m->height, a->box, box_color);
-        cli_draw_points(over, m->width, m->height, a->points, a->labels, a->n_points);
-        if (k < 0)
-            snprintf(path, sizeof path, "%s/overlay.png", dir);
-        else
-            snprintf(path, sizeof path, "%s/overlay_%d.png", dir, k);
-        st = cli_outputs_png(outs, path, m->width, m->height, 3, over, err);
-    }
+    for (int k = -1; !st && k < (r->batched || r->C == 1 ? 0 : r->C); k++)
+        st = write_overlay(dir, a, img, r, k, over, outs, err);
     free(gray);
     free(over);
     return st;
@@ -234,8 +235,33 @@ static int sam1_threads(const sam1 *s)
     return s->p ? samc_predictor_threads(s->p) : samc_sam3_processor_threads(s->p3);
 }
 
-static cJSON *result_json(const seg_args *a, const sam1 *s, const samc_masks *m, const seg_timing *t,
-                          samc_error *err)
+static cJSON *int_array(const int *v, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(v[i]));
+    return arr;
+}
+
+/* The masks of prompt b: index, file, predicted_iou and the mask record. */
+static samc_status masks_json(cJSON *parent, const seg_args *a, const seg_result *r, int b, samc_error *err)
+{
+    cJSON *arr = cJSON_AddArrayToObject(parent, "masks");
+    const int64_t hw = (int64_t)r->w * r->h;
+    char name[64];
+    samc_status st = SAMC_OK;
+    for (int k = 0; !st && k < r->C; k++) {
+        cJSON *o = cli_mask_entry(arr, k);
+        mask_name(name, sizeof name, r, b, k);
+        cJSON_ReplaceItemInObject(o, "file", cJSON_CreateString(name));
+        cJSON_AddNumberToObject(o, "predicted_iou", r->iou[(int64_t)b * r->C + k]);
+        st = cli_mask_json(o, r->masks + ((int64_t)b * r->C + k) * hw, r->h, r->w, a->rle, err);
+    }
+    return st;
+}
+
+static cJSON *result_json(const seg_args *a, const sam1 *s, const seg_result *res, int mask_used,
+                          const seg_timing *t, samc_error *err)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "samc_version", samc_version());
@@ -246,37 +272,63 @@ static cJSON *result_json(const seg_args *a, const sam1 *s, const samc_masks *m,
     cJSON_AddStringToObject(r, "impl", sam1_impl(s));
     cJSON_AddNumberToObject(r, "threads", sam1_threads(s));
     cJSON_AddStringToObject(r, "image", a->image);
-    cJSON_AddNumberToObject(r, "width", m->width);
-    cJSON_AddNumberToObject(r, "height", m->height);
+    cJSON_AddNumberToObject(r, "width", res->w);
+    cJSON_AddNumberToObject(r, "height", res->h);
     cJSON *pr = cJSON_AddObjectToObject(r, "prompt");
     cli_prompt_json(pr, a->points, a->labels, a->n_points, a->has_box ? a->box : NULL);
-    if (a->mask_input)
+    if (res->batched) {
+        cJSON *bx = cJSON_AddArrayToObject(pr, "boxes");
+        for (int b = 0; b < res->B; b++) {
+            cJSON *one = cJSON_CreateArray();
+            for (int i = 0; i < 4; i++)
+                cJSON_AddItemToArray(one, cJSON_CreateNumber(a->boxes[4 * b + i]));
+            cJSON_AddItemToArray(bx, one);
+        }
+    }
+    if (a->mask_input) {
         cJSON_AddStringToObject(pr, "mask_input", a->mask_input);
+        if (mask_used >= 0)
+            cJSON_AddNumberToObject(pr, "mask_index", mask_used);
+    }
     cJSON_AddBoolToObject(pr, "multimask", a->multimask);
-    cJSON_AddNumberToObject(r, "object_score", m->object_score);
-    cJSON_AddNumberToObject(r, "best_mask", best_mask(m));
+    cJSON *lr = cJSON_AddObjectToObject(r, "low_res_masks"); /* what --mask-input reads back */
+    const int shape[4] = {res->B, res->C, res->S, res->S};
+    cJSON_AddStringToObject(lr, "file", "low_res_masks.f32");
+    cJSON_AddStringToObject(lr, "dtype", "float32");
+    cJSON_AddItemToObject(lr, "shape", res->batched ? int_array(shape, 4) : int_array(shape + 1, 3));
     cJSON *tm = cJSON_AddObjectToObject(r, "seconds");
     cJSON_AddNumberToObject(tm, "load", t->load);
     cJSON_AddNumberToObject(tm, "set_image", t->set_image);
     cJSON_AddNumberToObject(tm, "predict", t->predict);
-    cJSON *arr = cJSON_AddArrayToObject(r, "masks");
-    const int64_t hw = (int64_t)m->width * m->height;
-    for (int k = 0; k < m->num_masks; k++) {
-        cJSON *o = cli_mask_entry(arr, k);
-        cJSON_AddNumberToObject(o, "predicted_iou", m->iou[k]);
-        cJSON_AddNumberToObject(o, "iou_prediction", m->iou[k]); /* the name of samc <= 0.1 */
-        if (cli_mask_json(o, m->masks + k * hw, m->height, m->width, err)) {
-            cJSON_Delete(r);
-            return NULL;
+    samc_status st = SAMC_OK;
+    if (!res->batched) {
+        cJSON_AddNumberToObject(r, "object_score", res->object_score);
+        cJSON_AddNumberToObject(r, "best_mask", best_mask(res, 0));
+        st = masks_json(r, a, res, 0, err);
+    } else { /* one entry per box, as the official (B, C, H, W) outputs */
+        cJSON *arr = cJSON_AddArrayToObject(r, "prompts");
+        for (int b = 0; !st && b < res->B; b++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddItemToArray(arr, o);
+            cJSON_AddNumberToObject(o, "index", b);
+            cJSON *bx = cJSON_AddArrayToObject(o, "box");
+            for (int i = 0; i < 4; i++)
+                cJSON_AddItemToArray(bx, cJSON_CreateNumber(a->boxes[4 * b + i]));
+            cJSON_AddNumberToObject(o, "best_mask", best_mask(res, b));
+            st = masks_json(o, a, res, b, err);
         }
+    }
+    if (st) {
+        cJSON_Delete(r);
+        return NULL;
     }
     return r;
 }
 
-static samc_status write_json(const char *dir, const seg_args *a, const sam1 *s, const samc_masks *m,
-                              const seg_timing *t, cli_outputs *outs, samc_error *err)
+static samc_status write_json(const char *dir, const seg_args *a, const sam1 *s, const seg_result *res,
+                              int mask_used, const seg_timing *t, cli_outputs *outs, samc_error *err)
 {
-    cJSON *r = result_json(a, s, m, t, err);
+    cJSON *r = result_json(a, s, res, mask_used, t, err);
     if (!r)
         return err->status ? err->status : SAMC_ERR_NOMEM;
     char *text = cJSON_Print(r);
@@ -287,9 +339,9 @@ static samc_status write_json(const char *dir, const seg_args *a, const sam1 *s,
                            : cli_outputs_bytes(outs, path, text, strlen(text), err);
     cJSON_free(text);
     snprintf(path, sizeof path, "%s/low_res_masks.f32", dir);
-    const size_t n = (size_t)m->num_masks * m->low_res_size * m->low_res_size;
+    const size_t n = (size_t)res->B * res->C * res->S * res->S;
     if (!st)
-        st = cli_outputs_bytes(outs, path, m->low_res, n * sizeof(float), err);
+        st = cli_outputs_bytes(outs, path, res->low_res, n * sizeof(float), err);
     return st;
 }
 
@@ -312,7 +364,8 @@ static void use_demo(seg_args *a, char *model, char *config, char *image, size_t
 }
 
 /* The options of the other family are usage errors, found before anything
- * loads; SAM 2 takes one positive box (the predictor's one box per prompt). */
+ * loads; SAM 2 takes positive boxes: one with points, or several alone
+ * (batched boxes, one mask set per box, as predict(box=(B, 4))). */
 static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
 {
     const char *fname = samc_family_name(fam);
@@ -343,13 +396,18 @@ static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
             return samc_fail(err, SAMC_ERR_ARG, "%s is a SAM 3 option; %s is a %s model, which takes --point, --box "
                              "and --mask-input prompts", bad, a->model, fname);
     }
-    if (a->n_boxes > 1)
-        return samc_fail(err, SAMC_ERR_ARG, "--box given twice: the image predictor takes one box per prompt; run "
-                         "once per box (or `samc amg` for every object)");
-    if (a->n_boxes && !a->box_positive[0])
-        return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3's concept exemplars (with "
-                         "--text); the %s takes one positive box", a->sam3_inst ? "SAM 1 task (predict_inst)" :
-                         "SAM 2 image predictor");
+    for (int i = 0; i < a->n_boxes; i++)
+        if (!a->box_positive[i])
+            return samc_fail(err, SAMC_ERR_ARG, "--box ...,neg: negative boxes are SAM 3's concept exemplars (with "
+                             "--text); the %s takes positive boxes", a->sam3_inst ? "SAM 1 task (predict_inst)" :
+                             "SAM 2 image predictor");
+    if (a->n_boxes > 1 && a->sam3_inst)
+        return samc_fail(err, SAMC_ERR_ARG, "--box given %d times: SAM 3's predict_inst takes one box per run "
+                         "(batched boxes are SAM 2's image predictor's)", a->n_boxes);
+    if (a->n_boxes > 1 && a->n_points)
+        return samc_fail(err, SAMC_ERR_ARG, "--point with %d --box: batched boxes take no points (the official "
+                         "predictor pairs each box with its own (B, N, 2) points); give points with one box, or "
+                         "the boxes alone", a->n_boxes);
     a->has_box = a->n_boxes == 1;
     memcpy(a->box, a->boxes, sizeof a->box);
     return SAMC_OK;
@@ -358,11 +416,11 @@ static samc_status check_family(seg_args *a, samc_family fam, samc_error *err)
 /* Everything the command line can get wrong, checked before the model loads. */
 static samc_status check_inputs(const seg_args *a, const samc_image *img, samc_error *err)
 {
-    if (!a->n_points && !a->has_box && !a->mask_input)
+    if (!a->n_points && !a->n_boxes && !a->mask_input)
         return samc_fail(err, SAMC_ERR_ARG, "no prompt: give --point, --box or --mask-input");
     samc_status st = cli_check_points("--point", a->points, a->n_points, img->w, img->h, err);
-    if (!st && a->has_box)
-        st = cli_check_box("--box", a->box, img->w, img->h, err);
+    for (int i = 0; !st && i < a->n_boxes; i++)
+        st = cli_check_box("--box", a->boxes + 4 * i, img->w, img->h, err);
     return st;
 }
 
@@ -378,14 +436,18 @@ static samc_predictor_params predictor_params(const seg_args *a)
     return pp;
 }
 
-static void print_summary(const seg_args *a, const sam1 *s, const samc_masks *m, const seg_timing *t)
+static void print_summary(const seg_args *a, const sam1 *s, const seg_result *r, const seg_timing *t)
 {
     if (cli_verbosity < 1)
         return;
-    printf("samc: %d mask(s) written to %s (%sconfig %s, impl %s, %d thread(s))\n", m->num_masks, a->out,
+    printf("samc: %d mask(s) written to %s (%sconfig %s, impl %s, %d thread(s))\n", r->B * r->C, a->out,
            s->p3 ? "SAM 3 predict_inst, " : "", sam1_config(s), sam1_impl(s), sam1_threads(s));
-    for (int k = 0; k < m->num_masks; k++)
-        printf("  mask_%d.png  iou %.4f%s\n", k, m->iou[k], k == best_mask(m) && m->num_masks > 1 ? "  (best)" : "");
+    char name[64];
+    for (int b = 0; b < r->B; b++)
+        for (int k = 0; k < r->C; k++) {
+            mask_name(name, sizeof name, r, b, k);
+            printf("  %s  iou %.4f%s\n", name, r->iou[b * r->C + k], k == best_mask(r, b) && r->C > 1 ? "  (best)" : "");
+        }
     printf("time: load %.3f s, set_image %.3f s, predict %.3f s, total %.3f s\n", t->load, t->set_image, t->predict,
            t->load + t->set_image + t->predict);
 }
@@ -419,12 +481,50 @@ static samc_status sam1_load(const seg_args *a, samc_family fam, sam1 *s, samc_e
     return st;
 }
 
+/* One prompt through samc_predictor_predict (SAM 3: predict_inst), or the batched boxes (each
+ * with the one --mask-input, as torch broadcasts a (1, 1, S, S) mask)
+ * through samc_predictor_predict_batch. */
+static samc_status predict(const sam1 *s, const seg_args *a, const float *mask, samc_masks *m,
+                           samc_batch_masks *bm, float **masks_b, seg_result *r, samc_error *err)
+{
+    if (a->n_boxes <= 1) {
+        samc_predict_request rq = {.point_coords = a->n_points ? a->points : NULL,
+                                   .point_labels = a->n_points ? a->labels : NULL, .n_points = a->n_points,
+                                   .box = a->has_box ? a->box : NULL, .mask_input = mask,
+                                   .multimask_output = a->multimask, .return_logits = 1};
+        samc_status st = s->p ? samc_predictor_predict(s->p, &rq, m, err)
+                              : samc_sam3_processor_predict_inst(s->p3, &rq, m, err);
+        if (!st)
+            *r = (seg_result){false, 1, m->num_masks, m->height, m->width, m->low_res_size, m->masks, m->iou,
+                              m->low_res, m->object_score};
+        return st;
+    }
+    const int B = a->n_boxes, S = samc_predictor_low_res_size(s->p); /* SAM 2 (check_family) */
+    if (mask) {
+        *masks_b = malloc((size_t)B * S * S * sizeof(float));
+        if (!*masks_b)
+            return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
+        for (int b = 0; b < B; b++)
+            memcpy(*masks_b + (size_t)b * S * S, mask, (size_t)S * S * sizeof(float));
+    }
+    samc_batch_request rq = {.batch = B, .boxes = a->boxes, .mask_input = *masks_b,
+                             .multimask_output = a->multimask, .return_logits = 1};
+    samc_status st = samc_predictor_predict_batch(s->p, &rq, bm, err);
+    if (!st)
+        *r = (seg_result){true, B, bm->num_masks, bm->height, bm->width, bm->low_res_size, bm->masks, bm->iou,
+                          bm->low_res, 0.0f};
+    return st;
+}
+
 static samc_status run_sam1(const seg_args *a, const samc_image *im, samc_family fam, samc_error *err)
 {
     const samc_image img = *im;
     sam1 s = {0};
     samc_masks m = {0};
-    float *mask = NULL;
+    samc_batch_masks bm = {0};
+    seg_result res = {0};
+    float *mask = NULL, *masks_b = NULL;
+    int mask_used = -1;
     seg_timing tm = {0};
     samc_status st = check_inputs(a, &img, err);
 
@@ -432,8 +532,9 @@ static samc_status run_sam1(const seg_args *a, const samc_image *im, samc_family
     if (!st)
         st = sam1_load(a, fam, &s, err);
     if (!st && a->mask_input)
-        st = load_mask_input(a->mask_input, s.p ? samc_predictor_low_res_size(s.p)
-                                                : samc_sam3_processor_low_res_size(s.p3), &mask, err);
+        st = cmd_segment_mask_input(a->mask_input, a->mask_index,
+                                    s.p ? samc_predictor_low_res_size(s.p) : samc_sam3_processor_low_res_size(s.p3),
+                                    &mask, &mask_used, err);
     if (!st)
         st = cli_prepare_out_dir(a->out, err); /* before any inference */
     double t1 = cli_now();
@@ -442,26 +543,25 @@ static samc_status run_sam1(const seg_args *a, const samc_image *im, samc_family
                  : samc_sam3_processor_set_image(s.p3, img.rgb, img.h, img.w, err);
     cli_progress_end();
     double t2 = cli_now();
-    samc_predict_request rq = {a->n_points ? a->points : NULL, a->n_points ? a->labels : NULL, a->n_points,
-                               a->has_box ? a->box : NULL, mask, a->multimask, 1};
     if (!st)
-        st = s.p ? samc_predictor_predict(s.p, &rq, &m, err) : samc_sam3_processor_predict_inst(s.p3, &rq, &m, err);
+        st = predict(&s, a, mask, &m, &bm, &masks_b, &res, err);
     tm = (seg_timing){t1 - t0, t2 - t1, cli_now() - t2};
     /* Every output goes to a temporary name; all are renamed at the end, or
      * none (cli_outputs). */
     cli_outputs outs = {.stale_dir = a->out, .stale = cli_segment_outputs};
     if (!st)
-        st = write_masks(a->out, a, &img, &m, &outs, err);
+        st = write_masks(a->out, a, &img, &res, &outs, err);
     if (!st)
-        st = write_json(a->out, a, &s, &m, &tm, &outs, err);
+        st = write_json(a->out, a, &s, &res, mask_used, &tm, &outs, err);
     if (!st)
         st = cli_outputs_commit(&outs, err);
     else
         cli_outputs_discard(&outs);
     if (!st)
-        print_summary(a, &s, &m, &tm);
-    free(mask);
+        print_summary(a, &s, &res, &tm);
+    free(mask), free(masks_b);
     samc_masks_free(&m);
+    samc_batch_masks_free(&bm);
     samc_predictor_free(s.p);
     samc_sam3_processor_free(s.p3);
     samc_model_free(s.model);
@@ -473,9 +573,6 @@ static samc_status run(seg_args *a, samc_error *err)
     char model[4096], image[4096], config[4096];
     if (!a->model && (a->text || a->vocab || a->threshold >= 0))
         return samc_fail(err, SAMC_ERR_ARG, "--text, --vocab and --threshold need --model (a SAM 3 checkpoint)");
-    if (!a->model && a->n_boxes > 1)
-        return samc_fail(err, SAMC_ERR_ARG, "--box given twice: the image predictor takes one box per prompt; run "
-                         "once per box (or `samc amg` for every object)");
     if (!a->model)
         use_demo(a, model, config, image, sizeof model);
     if (!a->image)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "core/io/image_io.h"
 #include "samc.h"
 
@@ -27,6 +28,8 @@ typedef struct seg_args {
     bool box_positive[SEG_MAX_BOXES]; /* false: ",neg" (a SAM 3 negative exemplar) */
     int n_boxes;
     float threshold;                  /* SAM 3 --threshold; < 0: not given */
+    int mask_index;                   /* --mask-index; < 0: not given */
+    cli_rle_format rle;               /* --rle */
     bool has_box, multimask, allow_nonfinite, has_hole_opts;
     bool inst;                        /* --inst: SAM 3's SAM 1 task (predict_inst) even for a box alone */
     bool sam3_inst;                   /* a SAM 3 model given --point/--mask-input/--multimask/--inst: predict_inst */
@@ -35,6 +38,12 @@ typedef struct seg_args {
 /* The SAM 3 run of `samc segment` on a SAM 3 model: `img` is loaded, the
  * options are checked for the family (cmd_segment.c). */
 samc_status cmd_segment_sam3(const seg_args *a, const samc_image *img, samc_error *err);
+
+/* --mask-input FILE: mask `index` (< 0: the only one, or the best_mask of
+ * the result.json beside FILE) of s x s float32 logits, or an s x s image,
+ * into *out (malloc'd); *used: the index taken from a float32 file, else -1
+ * (apps/cmd_segment_mask_input.c). */
+samc_status cmd_segment_mask_input(const char *path, int index, int s, float **out, int *used, samc_error *err);
 
 /* Prompt-progress callback of both halves (the encoder's blocks). */
 void cmd_segment_progress(void *user, const char *what, int done, int total);

@@ -87,11 +87,16 @@ static samc_status write_images(const seg_args *a, const samc_image *img, const 
             gray[i] = lg[k * hw + i] > 0.0f ? 255 : 0;
         snprintf(path, sizeof path, "%s/mask_%d.png", a->out, k);
         st = cli_outputs_png(outs, path, r->w, r->h, 1, gray, err);
-        cli_blend_mask(over, r->w, r->h, lg + k * hw, cli_palette[k % 8]);
+        uint8_t col[3];
+        cli_mask_color(k, col);
+        cli_blend_mask(over, r->w, r->h, lg + k * hw, col);
     }
     static const uint8_t pos[3] = {255, 255, 255}, neg[3] = {255, 0, 0};
-    for (int k = 0; !st && k < r->n; k++)
-        draw_box_clipped(over, r->w, r->h, r->boxes + 4 * k, cli_palette[k % 8]);
+    for (int k = 0; !st && k < r->n; k++) {
+        uint8_t col[3];
+        cli_mask_color(k, col);
+        draw_box_clipped(over, r->w, r->h, r->boxes + 4 * k, col);
+    }
     for (int i = 0; !st && i < a->n_boxes; i++) /* the prompt: white positive, red negative exemplars */
         cli_draw_box(over, r->w, r->h, a->boxes + 4 * i, a->box_positive[i] ? pos : neg);
     if (!st) {
@@ -152,7 +157,7 @@ static cJSON *result_json(const seg_args *a, const samc_model *m, const samc_sam
         cJSON *o = cli_mask_entry(arr, k);
         cJSON_AddNumberToObject(o, "score", res->scores[k]);
         cJSON_AddItemToObject(o, "box", num_array(res->boxes + 4 * k, 4)); /* xyxy pixels, unclipped */
-        if (cli_mask_json(o, lg + k * hw, res->h, res->w, err)) {
+        if (cli_mask_json(o, lg + k * hw, res->h, res->w, a->rle, err)) {
             cJSON_Delete(r);
             return NULL;
         }

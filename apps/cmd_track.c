@@ -67,7 +67,7 @@ static samc_status parse_prompt(track_args *a, const char *s, samc_error *err)
 
 enum {
     O_MODEL, O_CONFIG, O_FRAMES, O_OUT, O_PROMPT, O_START, O_MAX_FRAMES, O_REVERSE, O_IMPL, O_THREADS, O_NONFINITE,
-    O_OUT_VIDEO, O_PALETTE, O_TEXT, O_VOCAB
+    O_OUT_VIDEO, O_PALETTE, O_TEXT, O_VOCAB, O_RLE
 };
 static const cli_option track_options[] = {
     [O_MODEL] = {"model", 'm', "CKPT"},   [O_CONFIG] = {"config", 'c', "NAME|FILE"},
@@ -77,6 +77,7 @@ static const cli_option track_options[] = {
     [O_REVERSE] = {"reverse", 0, NULL},   [O_IMPL] = {"impl", 0, "NAME"},
     [O_THREADS] = {"threads", 't', "N"},  [O_NONFINITE] = {"allow-nonfinite", 0, NULL},
     [O_OUT_VIDEO] = {"out-video", 0, "FILE"}, [O_PALETTE] = {"palette-png", 0, NULL},
+    [O_RLE] = {"rle", 0, "coco|uncompressed"},
     [O_TEXT] = {"text", 0, "TEXT"},       [O_VOCAB] = {"vocab", 0, "FILE"},
 };
 
@@ -102,6 +103,7 @@ static samc_status parse_args(int argc, char **argv, track_args *a, samc_error *
         case O_THREADS: st = cli_parse_int("--threads", v, 1, SAMC_MAX_THREADS, &a->threads, err); break;
         case O_OUT_VIDEO: a->out_video = v; break;
         case O_PALETTE: a->palette_png = true; break;
+        case O_RLE: st = cli_parse_rle(v, &a->rle, err); break;
         case O_TEXT: a->text = v; break;
         case O_VOCAB: a->vocab = v; break;
         case O_START: st = cli_parse_int("--start", v, 0, 100000000, &a->start, err); break;
@@ -182,8 +184,10 @@ static void draw_prompts(const track_args *a, int frame, const samc_frame_masks 
         int k = 0;
         while (k < m->n_obj && m->obj_ids[k] != p->obj)
             k++;
+        uint8_t col[3];
+        cli_mask_color(k, col);
         if (p->has_box)
-            cli_draw_box(over, m->width, m->height, p->box, cli_palette[k % 8]);
+            cli_draw_box(over, m->width, m->height, p->box, col);
         cli_draw_points(over, m->width, m->height, p->pts, p->labels, p->n);
     }
 }
@@ -205,7 +209,7 @@ samc_status track_mask_out(track_run *r, cJSON *o, const float *logits, uint8_t 
 {
     for (int64_t i = 0; i < (int64_t)h * w; i++)
         gray[i] = logits[i] > 0.0f ? 255 : 0;
-    samc_status st = cli_mask_json(o, logits, h, w, r->err);
+    samc_status st = cli_mask_json(o, logits, h, w, r->a->rle, r->err);
     return st ? st : cli_write_png_atomic(path, w, h, 1, gray, r->err);
 }
 
@@ -234,7 +238,9 @@ static samc_status write_frame(track_run *r, const samc_frame_masks *m, const ch
     cJSON *objs = cJSON_AddArrayToObject(fo, "objects");
     for (int k = 0; !st && k < m->n_obj; k++) {
         st = write_object(r, m, k, stem, gray, objs);
-        cli_blend_mask(over, m->width, m->height, m->logits + k * hw, cli_palette[k % 8]);
+        uint8_t col[3];
+        cli_mask_color(k, col);
+        cli_blend_mask(over, m->width, m->height, m->logits + k * hw, col);
     }
     if (!st)
         draw_prompts(r->a, m->frame_idx, m, over);

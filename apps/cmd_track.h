@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "core/io/video_frames.h"
 #include "samc.h"
 #include "samc_video.h"
@@ -30,6 +31,7 @@ typedef struct track_args {
     track_prompt prompts[MAX_PROMPTS];
     int n_prompts, start, max_frames, threads;
     bool reverse, allow_nonfinite, palette_png;
+    cli_rle_format rle;               /* --rle */
 } track_args;
 
 

@@ -54,7 +54,9 @@ static samc_status write_frame(track_run *r, const samc_sam3_frame *f, const cha
     cJSON *objs = cJSON_AddArrayToObject(fo, "objects");
     for (int k = 0; !st && k < f->n; k++) {
         st = write_object(r, f, k, stem, logits, gray, objs);
-        cli_blend_mask(over, f->w, f->h, logits, cli_palette[f->obj_ids[k] % 8]);
+        uint8_t col[3];
+        cli_mask_color(f->obj_ids[k], col);
+        cli_blend_mask(over, f->w, f->h, logits, col);
         for (int64_t i = 0; i < hw; i++) /* ids ascending: the smaller id wins an overlap, as SAM 2's */
             if (f->masks[k * hw + i] && !idx[i])
                 idx[i] = (uint8_t)(f->obj_ids[k] < TRACK_PALETTE_MAX_ID ? f->obj_ids[k] + 1 : TRACK_PALETTE_MAX_ID);

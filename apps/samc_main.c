@@ -17,7 +17,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"segment", cmd_segment, "segment an image: SAM 2 point / box / mask prompts, SAM 3 text and exemplar boxes",
      "samc segment [-m|--model CKPT] [-c|--config NAME|FILE.json] -i|--image IMG -o|--out DIR\n"
-     "             (-p|--point X,Y[,LABEL] ... | -b|--box X0,Y0,X1,Y1 | --mask-input FILE) [options]   (SAM 2)\n"
+     "             (-p|--point X,Y[,LABEL] ... | -b|--box X0,Y0,X1,Y1 ... | --mask-input FILE) [options]   (SAM 2)\n"
      "samc segment --model SAM3.pt [--vocab FILE] --image IMG --out DIR\n"
      "             (--text \"a dog\" | --box X0,Y0,X1,Y1[,neg] ...) [--threshold T] [options]     (SAM 3)\n"
      "samc segment --model SAM3.pt --vocab FILE --image IMG --out DIR --point ... [--box ...] [--inst]\n"
@@ -28,8 +28,11 @@ static const cli_command commands[] = {
      "                          the released model (SAM 3)\n"
      "SAM 2 prompts:\n"
      "  -p, --point X,Y[,LABEL] a point prompt (label 1 foreground, 0 background); repeatable\n"
-     "  -b, --box X0,Y0,X1,Y1   one box prompt (inside the image)\n"
-     "  --mask-input FILE       low-res logits (float32, S/4 x S/4) or a PNG of that size\n"
+     "  -b, --box X0,Y0,X1,Y1   a box prompt (inside the image); repeated: batched boxes, one mask\n"
+     "                          set per box (mask_B_K.png), as predict(box=(B, 4)); no --point then\n"
+     "  --mask-input FILE       low-res logits (float32, S/4 x S/4: a low_res_masks.f32 of several\n"
+     "                          masks gives the best one its result.json names) or a PNG of that size\n"
+     "  --mask-index K          mask K of a --mask-input of several masks\n"
      "  --multimask             three candidate masks (the official default for one point)\n"
      "  --max-hole-area A, --max-sprinkle-area A   SAM2ImagePredictor post-processing\n"
      "SAM 3 prompts (every instance of the concept; Sam3Processor):\n"
@@ -44,6 +47,8 @@ static const cli_command commands[] = {
      "  --impl-override L=IMPL  implementation of one layer (samc info CKPT --layers)\n"
      "  -t, --threads N         threads (default: OMP_NUM_THREADS or all cores)\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
+     "  --rle coco|uncompressed the masks' RLE in result.json: coco_rle (pycocotools' string,\n"
+     "                          the default) or rle (the counts)\n"
      "  -o, --out DIR           SAM 2: mask_K.png, overlay.png, result.json, low_res_masks.f32;\n"
      "                          SAM 3: mask_K.png per instance, overlay.png, result.json\n"},
     {"amg", cmd_amg, "automatic mask generator (SAM2AutomaticMaskGenerator): every object of an image",
@@ -81,6 +86,7 @@ static const cli_command commands[] = {
      "  --impl fast|ref|bf16    implementation (default fast)\n"
      "  -t, --threads N         threads\n"
      "  --allow-nonfinite       load weights that hold NaN/Inf\n"
+     "  --rle coco|uncompressed the masks' RLE in track.json(l) (default coco: pycocotools' string)\n"
      "  -o, --out DIR           masks/<FRAME>_obj<ID>.png, overlay/<FRAME>.png, track.jsonl\n"
      "                          (one line per frame, written as each frame is done), track.json;\n"
      "                          Ctrl-C stops at the next frame, keeps the frames done and writes\n"

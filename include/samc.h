@@ -260,6 +260,8 @@ typedef struct samc_predict_request {
     const float *mask_input;     /* low-res logits (S/4 x S/4, e.g. 256x256), or NULL */
     int multimask_output;        /* 1: three masks (official default), 0: one */
     int return_logits;           /* 1: masks hold logits; 0: masks hold 0/1 (logit > 0) */
+    int normalized_coords;       /* 1: point_coords and box in [0, 1] of the image width and height (the
+                                    official normalize_coords=False); 0: image pixels */
 } samc_predict_request;
 
 typedef struct samc_masks {
@@ -432,6 +434,11 @@ SAMC_API samc_status samc_tracker_push_frame(samc_tracker *t, const uint8_t *rgb
 SAMC_API samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
                                     int n, const float *box, int clear_old_points, samc_frame_masks *out,
                                     samc_error *err);
+/* The same with points and box in [0, 1] of the video width and height
+ * (add_new_points_or_box(normalize_coords=False)). */
+SAMC_API samc_status samc_tracker_add_points_normalized(samc_tracker *t, int frame, int obj_id, const float *points,
+                                               const int32_t *labels, int n, const float *box,
+                                               int clear_old_points, samc_frame_masks *out, samc_error *err);
 /* add_new_mask: mask h x w, nonzero = object (resized to the model input). */
 SAMC_API samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const float *mask, int h, int w,
                                   samc_frame_masks *out, samc_error *err);

@@ -50,6 +50,7 @@ typedef struct samc_batch_request {
     const float *mask_input;     /* B*low_res_size^2 logits, or NULL */
     int multimask_output;        /* 3 masks per prompt, else 1 */
     int return_logits;           /* 0: masks are 0/1 (logit > 0) */
+    int normalized_coords;       /* 1: coordinates in [0, 1] of the image size (samc_predict_request) */
 } samc_batch_request;
 
 typedef struct samc_batch_masks {

@@ -64,7 +64,7 @@ static samc_status apply_prompt(parity_run *r, samc_video *v, int k, samc_error 
             st = samc_dump_read(d, path, &box, err);
         if (!st)
             st = samc_video_add_points(v, frame, obj, n ? pc.data : NULL, n ? labels : NULL, (int)n,
-                                       box.data, clear, &out, err);
+                                       box.data, clear, false, &out, err);
         samc_tensor_release(&pc), samc_tensor_release(&box);
         free(labels);
     }

@@ -7,8 +7,6 @@
 # no output written.
 # usage: cli_amg_tests.sh SAMC_BINARY SOURCE_DIR
 . "$(dirname "$0")/cli_lib.sh" "$@"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
 
 # expect_rc NAME RC EXPECTED_SUBSTRING ARGS...
 expect_rc() {

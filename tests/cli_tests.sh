@@ -26,7 +26,7 @@ IMG="$SRC/fixtures/demo/demo.png"
 
 # --- success: the bundled demo and an official-format checkpoint ---------------
 if "$SAMC" segment --out "$TMP/demo" >"$TMP/stdout" 2>"$TMP/stderr" &&
-   [ -s "$TMP/demo/overlay.png" ] && [ -s "$TMP/demo/mask_2.png" ] && grep -q '"iou_prediction"' "$TMP/demo/result.json"; then
+   [ -s "$TMP/demo/overlay.png" ] && [ -s "$TMP/demo/mask_2.png" ] && grep -q "\"predicted_iou\"" "$TMP/demo/result.json" && ! grep -q "\"iou_prediction\"" "$TMP/demo/result.json"; then
   ok "demo segment"
 else
   bad "demo segment: $(cat "$TMP/stderr")"
@@ -49,6 +49,63 @@ else
   bad "mask-input round trip: $(cat "$TMP/stderr")"
 fi
 if "$SAMC" info "$CK" --config "$CFG" | grep -q "every key and shape matches"; then ok "info"; else bad "info"; fi
+
+# --- batched boxes: one mask set per box, as predict(box=(B, 4)) ------------------
+B1=40,30,200,180 B2=150,100,300,220
+if "$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --box $B1 --box $B2 --multimask --out "$TMP/bb" \
+     >/dev/null 2>"$TMP/stderr" &&
+   "$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --box $B2 --multimask --out "$TMP/bb1" >/dev/null 2>&1 &&
+   "$PY" - "$TMP/bb" "$TMP/bb1" <<'PYEOF'
+import json, os, sys
+import numpy as np
+d, one = sys.argv[1:]
+r, r1 = json.load(open(f"{d}/result.json")), json.load(open(f"{one}/result.json"))
+S = r["low_res_masks"]["shape"][-1]
+assert r["low_res_masks"]["shape"] == [2, 3, S, S] and "masks" not in r and "best_mask" not in r, r.keys()
+low = np.fromfile(f"{d}/low_res_masks.f32", np.float32).reshape(2, 3, S, S)
+assert r["prompt"]["boxes"] == [[40, 30, 200, 180], [150, 100, 300, 220]]
+for b, p in enumerate(r["prompts"]):
+    ious = [m["predicted_iou"] for m in p["masks"]]
+    assert p["best_mask"] == int(np.argmax(ious)) and len(ious) == 3
+    assert [m["file"] for m in p["masks"]] == [f"mask_{b}_{k}.png" for k in range(3)]
+    assert all(os.path.getsize(f"{d}/mask_{b}_{k}.png") > 0 for k in range(3))
+# box 1 of the batch is the single-box run within rounding (one decoder pass for both)
+low1 = np.fromfile(f"{one}/low_res_masks.f32", np.float32).reshape(3, S, S)
+assert np.abs(low[1] - low1).max() <= 1e-4 * np.abs(low1).max(), np.abs(low[1] - low1).max()
+i1 = [m["predicted_iou"] for m in r1["masks"]]
+assert np.allclose([m["predicted_iou"] for m in r["prompts"][1]["masks"]], i1, rtol=1e-4, atol=1e-6)
+PYEOF
+then ok "batched --box: one mask set per box, box 1 as its own run"; else bad "batched --box: $(cat "$TMP/stderr")"; fi
+
+# --- --mask-input: the best mask of a multimask run (result.json beside it), or --mask-index ----
+M="$TMP/mm"
+"$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" --point 100,100 --multimask --out "$M" >/dev/null 2>&1
+S=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['low_res_masks']['shape'][-1])" "$M/result.json")
+BEST=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['best_mask'])" "$M/result.json")
+for k in 0 1 2; do tail -c +$((k * S * S * 4 + 1)) "$M/low_res_masks.f32" | head -c $((S * S * 4)) >"$TMP/mask$k.f32"; done
+seg_mask() { "$SAMC" segment --model "$CK" --config "$CFG" --image "$IMG" "$@" >/dev/null 2>"$TMP/stderr"; }
+if seg_mask --mask-input "$M/low_res_masks.f32" --out "$TMP/mi_best" && seg_mask --mask-input "$TMP/mask$BEST.f32" --out "$TMP/mi_one" &&
+   cmp -s "$TMP/mi_best/low_res_masks.f32" "$TMP/mi_one/low_res_masks.f32" &&
+   grep -q "\"mask_index\":	$BEST" "$TMP/mi_best/result.json"; then
+  ok "--mask-input of a multimask run takes its best mask ($BEST)"
+else
+  bad "--mask-input best: $(cat "$TMP/stderr")"
+fi
+K=$(( (BEST + 1) % 3 ))
+if seg_mask --mask-input "$M/low_res_masks.f32" --mask-index $K --out "$TMP/mi_k" && seg_mask --mask-input "$TMP/mask$K.f32" --out "$TMP/mi_k1" &&
+   cmp -s "$TMP/mi_k/low_res_masks.f32" "$TMP/mi_k1/low_res_masks.f32" && grep -q "\"mask_index\":	$K" "$TMP/mi_k/result.json"; then
+  ok "--mask-index $K"
+else
+  bad "--mask-index: $(cat "$TMP/stderr")"
+fi
+if seg_mask --box $B1 --box $B2 --mask-input "$TMP/mask0.f32" --out "$TMP/mi_bb"; then ok "batched boxes with one --mask-input"; else bad "batched boxes with --mask-input: $(cat "$TMP/stderr")"; fi
+mkdir -p "$TMP/lonely" && cp "$M/low_res_masks.f32" "$TMP/lonely/"
+expect_fail mask_no_result "give --mask-index 0..2" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/lonely/low_res_masks.f32"
+expect_fail mask_batched "several prompts" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$TMP/bb/low_res_masks.f32"
+expect_fail mask_index_range "holds 3 mask(s)" segment --model "$CK" --config "$CFG" --image "$IMG" --mask-input "$M/low_res_masks.f32" --mask-index 3
+expect_fail mask_index_alone "--mask-input FILE, which is not given" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --mask-index 0
+expect_fail boxes_with_points "batched boxes take no points" segment --model "$CK" --config "$CFG" --image "$IMG" --box $B1 --box $B2 --point 100,100
+expect_fail bad_rle "--rle 'rle'" segment --model "$CK" --config "$CFG" --image "$IMG" --point 1,1 --rle rle
 
 # --- bad input ---------------------------------------------------------------
 printf 'not an image' >"$TMP/garbage.png"
@@ -113,6 +170,13 @@ if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 3:1:point=
   ok "track reverse with --max-frames"
 else
   bad "track reverse: $(cat "$TMP/stderr")"
+fi
+if "$SAMC" track --model "$VD" --config "$VD" --frames "$VF" --prompt 0:1:point=50,40,1 --max-frames 1 --rle uncompressed \
+     --out "$TMP/trk_rle" >/dev/null 2>"$TMP/stderr" && grep -q '"rle"' "$TMP/trk_rle/track.json" &&
+   ! grep -q '"coco_rle"' "$TMP/trk_rle/track.json" && grep -q '"coco_rle"' "$TMP/trk/track.json"; then
+  ok "track --rle uncompressed (coco_rle by default)"
+else
+  bad "track --rle: $(cat "$TMP/stderr")"
 fi
 mkdir -p "$TMP/empty" "$TMP/notimg" "$TMP/mixed"
 printf 'not a jpeg' >"$TMP/notimg/00000.jpg"

@@ -41,6 +41,35 @@ static void close_case(dump_case *c)
     samc_dump_close(c->d);
 }
 
+/* normalized_coords: the request's pixels as x / w, y / h in float32 (what
+ * the pixel path scales by the model size) give its logits bit for bit. */
+static void check_normalized(samc_predictor *p, const samc_predict_request *px, const samc_masks *want)
+{
+    float pts[64], box[4];
+    assert_true(px->n_points <= 32);
+    const float w = (float)want->width, h = (float)want->height;
+    for (int i = 0; i < px->n_points; i++)
+        pts[2 * i] = px->point_coords[2 * i] / w, pts[2 * i + 1] = px->point_coords[2 * i + 1] / h;
+    for (int i = 0; px->box && i < 4; i++)
+        box[i] = px->box[i] / (i % 2 ? h : w);
+    samc_predict_request rq = *px;
+    rq.point_coords = px->n_points ? pts : NULL, rq.box = px->box ? box : NULL;
+    rq.return_logits = 1, rq.normalized_coords = 1;
+    samc_masks m;
+    samc_error e = {0};
+    assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_OK);
+    const int64_t n = (int64_t)m.num_masks * m.height * m.width;
+    assert_int_equal(m.num_masks, want->num_masks);
+    assert_memory_equal(m.masks, want->masks, (size_t)n * sizeof(float));
+    assert_memory_equal(m.iou, want->iou, (size_t)m.num_masks * sizeof(float));
+    samc_masks_free(&m);
+    if (px->n_points) { /* pixel values read as normalized ones: outside [0, 1] */
+        pts[0] = px->point_coords[0] + 2.0f;
+        assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_ERR_ARG);
+        assert_non_null(strstr(e.msg, "outside [0, 1]"));
+    }
+}
+
 /* Prompt k of the dump through the API, compared to /outputs/k. */
 static void check_prompt(dump_case *c, samc_predictor *p, int k)
 {
@@ -66,7 +95,7 @@ static void check_prompt(dump_case *c, samc_predictor *p, int k)
     snprintf(path, sizeof path, "/inputs/prompts/%d", k);
     samc_dump_attr_num(c->d, path, "multimask_output", &mm, NULL, NULL);
     samc_predict_request rq = {n ? coords.data : NULL, n ? labels : NULL, (int)n, has_box ? box.data : NULL, NULL,
-                               mm != 0, 1};
+                               mm != 0, 1, 0};
     samc_masks m;
     assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_OK);
     snprintf(path, sizeof path, "/outputs/%d/masks", k);
@@ -89,6 +118,7 @@ static void check_prompt(dump_case *c, samc_predictor *p, int k)
     for (int64_t i = 0; i < (int64_t)m.num_masks * m.height * m.width; i++)
         assert_true(b.masks[i] == (m.masks[i] > 0.0f ? 1.0f : 0.0f));
     samc_masks_free(&b);
+    check_normalized(p, &rq, &m);
     samc_masks_free(&m);
     samc_tensor_release(&ref), samc_tensor_release(&coords), samc_tensor_release(&box);
     free(labels);
@@ -130,7 +160,7 @@ static void test_bad_requests(void **s)
     samc_masks m;
     float pt[2] = {10, 10};
     int32_t lab[1] = {1};
-    samc_predict_request rq = {pt, lab, 1, NULL, NULL, 1, 1};
+    samc_predict_request rq = {pt, lab, 1, NULL, NULL, 1, 1, 0};
     assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_ERR_ARG); /* no image yet */
     assert_non_null(strstr(e.msg, "image"));
     assert_int_equal(samc_predictor_set_image(p, c.img, c.h, c.w, NULL), SAMC_OK);
@@ -144,7 +174,7 @@ static void test_bad_requests(void **s)
         assert_non_null(strstr(e.msg, bad[i].msg));
     }
     float box[4] = {50, 40, 20, 60};
-    samc_predict_request rb = {NULL, NULL, 0, box, NULL, 0, 1};
+    samc_predict_request rb = {NULL, NULL, 0, box, NULL, 0, 1, 0};
     e = (samc_error){0};
     assert_int_equal(samc_predictor_predict(p, &rb, &m, &e), SAMC_ERR_ARG);
     assert_non_null(strstr(e.msg, "x1 < x0"));

@@ -254,7 +254,7 @@ static void test_error_cleared_on_entry(void **s)
     samc_masks m;
     float pt[2] = {10, 10};
     int32_t lab[1] = {1};
-    samc_predict_request rq = {pt, lab, 1, NULL, NULL, 0, 0};
+    samc_predict_request rq = {pt, lab, 1, NULL, NULL, 0, 0, 0};
     assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_ERR_ARG); /* no image yet */
     tu_assert_contains(e.msg, "samc_predictor_set_image");
     assert_int_equal(samc_predictor_set_image(p, f.img, f.h, f.w, &e), SAMC_OK);

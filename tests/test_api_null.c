@@ -79,6 +79,7 @@ STATUS(samc_tracker_open_frames, samc_tracker_open_frames(T, NULL, 1, 4, 4, e))
 STATUS(samc_tracker_open_stream, samc_tracker_open_stream(T, NULL, 4, 4, e))
 STATUS(samc_tracker_push_frame, samc_tracker_push_frame(T, NULL, 4, 4, e))
 STATUS(samc_tracker_add_points, samc_tracker_add_points(T, 0, 1, NULL, NULL, 1, NULL, 1, NULL, e))
+STATUS(samc_tracker_add_points_normalized, samc_tracker_add_points_normalized(T, 0, 1, NULL, NULL, 1, NULL, 1, NULL, e))
 STATUS(samc_tracker_add_mask, samc_tracker_add_mask(T, 0, 1, NULL, 4, 4, NULL, e))
 STATUS(samc_tracker_propagate, samc_tracker_propagate(T, 0, 1, 0, NULL, NULL, e))
 STATUS(samc_tracker_clear_frame, samc_tracker_clear_frame(T, 0, 1, e))
@@ -204,7 +205,7 @@ static const call CALLS[] = {
     S(samc_predictor_set_postprocess), S(samc_predictor_set_image), S(samc_predictor_predict),
     S(samc_predictor_get_embedding), S(samc_tracker_new), S(samc_tracker_load), S(samc_tracker_load_ex),
     S_OK_LIVE(samc_tracker_set_impl), S(samc_tracker_override), S(samc_tracker_set_options), S(samc_tracker_open_frames_dir),
-    S(samc_tracker_open_frames), S(samc_tracker_open_stream), S(samc_tracker_push_frame), S(samc_tracker_add_points),
+    S(samc_tracker_open_frames), S(samc_tracker_open_stream), S(samc_tracker_push_frame), S(samc_tracker_add_points), S(samc_tracker_add_points_normalized),
     S(samc_tracker_add_mask), S(samc_tracker_propagate), S(samc_tracker_clear_frame), S(samc_tracker_remove_object),
     S_OK_LIVE(samc_tracker_reset), S(samc_predictor_predict_batch), S(samc_image_batch_set), S(samc_image_batch_predict),
     S(samc_amg_output_mode_parse), S(samc_amg_generate_masks), S(samc_amg_postprocess_small_regions),

@@ -963,7 +963,7 @@ static samc_status api_parity(samc_error *e)
 static samc_status predict(const float *pts, const int32_t *labels, int n, const float *box, const float *mask,
                            samc_error *e)
 {
-    samc_predict_request rq = {pts, labels, n, box, mask, 1, 0};
+    samc_predict_request rq = {pts, labels, n, box, mask, 1, 0, 0};
     samc_masks m;
     samc_status st = samc_predictor_predict(g_pred, &rq, &m, e);
     samc_masks_free(&m);
@@ -1560,7 +1560,7 @@ static void test_images_accepted(void **state)
         assert_int_equal(samc_predictor_load(g_ck, g_cfg, &p, &e), SAMC_OK);
         assert_int_equal(samc_predictor_set_image(p, img.rgb, img.h, img.w, &e), SAMC_OK);
         const float pt[2] = {0.5f, 0.5f};
-        samc_predict_request rq = {pt, (const int32_t[]){1}, 1, NULL, NULL, 1, 1};
+        samc_predict_request rq = {pt, (const int32_t[]){1}, 1, NULL, NULL, 1, 1, 0};
         samc_masks m;
         assert_int_equal(samc_predictor_predict(p, &rq, &m, &e), SAMC_OK);
         assert_int_equal(m.width, img.w);

@@ -3,8 +3,8 @@
  * version, exit codes, what segment and track write (COCO RLE that decodes
  * to the mask PNGs, bbox, best mask, impl and threads, prompts echoed),
  * per-frame track outputs named after the frame files, plain progress lines
- * when stderr is not a terminal, and bad arguments refused before the model
- * loads. */
+ * when stderr is not a terminal, bad arguments refused before the model
+ * loads, and the overlays of segment and amg pixel by pixel. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "apps/cli.h"
 #include "core/amg/amg_coco_rle.h"
 #include "core/amg/amg_rle.h"
 #include "core/io/image_io.h"
@@ -91,10 +92,10 @@ static void test_exit_codes(void **s)
     tu_assert_contains(r.err, file);
     tu_assert_contains(r.err, "Not a directory");
     run_free(&r), free(a);
-    a = tu_strdupf("segment --box 1,1,5,5 --box 2,2,6,6 --out '%s'", out);
+    a = tu_strdupf("segment --box 1,1,5,5 --box 2,2,6,6 --point 3,3 --out '%s'", out);
     r = samc(a);
     assert_int_equal(r.rc, 2);
-    tu_assert_contains(r.err, "--box given twice");
+    tu_assert_contains(r.err, "batched boxes take no points");
     run_free(&r), free(a);
     a = tu_strdupf("segment --mask-input '%s' --out '%s'", file, out);
     r = samc(a);
@@ -124,19 +125,31 @@ static uint8_t *load_mask(const char *path, int *h, int *w)
     return m;
 }
 
-/* One mask record: RLE counts decode to the PNG, the COCO string to the
- * same counts, area and bbox agree with the pixels. */
+/* One mask record: its one RLE (the COCO string by default, the counts with
+ * --rle uncompressed) decodes to the PNG, area and bbox agree with the
+ * pixels, the IoU is under one name. */
 static void check_mask_record(const cJSON *o, const char *png)
 {
     int h, w;
     uint8_t *mask = load_mask(png, &h, &w);
     const cJSON *rle = cJSON_GetObjectItem(o, "rle"), *counts = cJSON_GetObjectItem(rle, "counts");
+    const cJSON *coco = cJSON_GetObjectItem(o, "coco_rle");
+    assert_true((rle != NULL) != (coco != NULL)); /* one encoding */
+    assert_null(cJSON_GetObjectItem(o, "iou_prediction"));
     samc_amg_rle r = {.h = h, .w = w, .n = cJSON_GetArraySize(counts)};
-    r.counts = malloc((size_t)r.n * sizeof *r.counts);
-    for (int64_t i = 0; i < r.n; i++)
-        r.counts[i] = (int64_t)cJSON_GetArrayItem(counts, (int)i)->valuedouble;
-    uint8_t *dec = malloc((size_t)h * w);
     samc_error e;
+    if (coco) {
+        const cJSON *size = cJSON_GetObjectItem(coco, "size");
+        assert_int_equal((int)cJSON_GetArrayItem(size, 0)->valuedouble, h);
+        assert_int_equal((int)cJSON_GetArrayItem(size, 1)->valuedouble, w);
+        assert_int_equal(samc_amg_rle_from_coco_string(cJSON_GetObjectItem(coco, "counts")->valuestring, h, w, &r, &e),
+                         SAMC_OK);
+    } else {
+        r.counts = malloc((size_t)r.n * sizeof *r.counts);
+        for (int64_t i = 0; i < r.n; i++)
+            r.counts[i] = (int64_t)cJSON_GetArrayItem(counts, (int)i)->valuedouble;
+    }
+    uint8_t *dec = malloc((size_t)h * w);
     assert_int_equal(samc_amg_rle_to_mask(&r, dec, &e), SAMC_OK);
     assert_memory_equal(dec, mask, (size_t)h * w);
     int64_t area = 0, x0 = w, y0 = h, x1 = -1, y1 = -1;
@@ -154,13 +167,8 @@ static void check_mask_record(const cJSON *o, const char *png)
         assert_int_equal((int64_t)cJSON_GetArrayItem(bbox, 2)->valuedouble, x1 - x0);
         assert_int_equal((int64_t)cJSON_GetArrayItem(bbox, 3)->valuedouble, y1 - y0);
     }
-    const char *coco = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "coco_rle"), "counts")->valuestring;
-    samc_amg_rle c = {0};
-    assert_int_equal(samc_amg_rle_from_coco_string(coco, h, w, &c, &e), SAMC_OK);
-    assert_int_equal(c.n, r.n);
-    assert_memory_equal(c.counts, r.counts, (size_t)r.n * sizeof *r.counts);
     assert_true(cJSON_IsNumber(cJSON_GetObjectItem(o, "stability_score")));
-    samc_amg_rle_free(&c), samc_amg_rle_free(&r);
+    samc_amg_rle_free(&r);
     free(dec), free(mask);
 }
 
@@ -205,6 +213,34 @@ static void test_segment_outputs(void **s)
         free(png);
     }
     assert_int_equal((int)cJSON_GetObjectItem(j, "best_mask")->valuedouble, best);
+    const cJSON *lr = cJSON_GetObjectItem(j, "low_res_masks"), *shape = cJSON_GetObjectItem(lr, "shape");
+    assert_string_equal(cJSON_GetObjectItem(lr, "file")->valuestring, "low_res_masks.f32");
+    assert_int_equal(cJSON_GetArraySize(shape), 3);
+    static const int want[3] = {3, 48, 48};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal((int)cJSON_GetArrayItem(shape, i)->valuedouble, want[i]);
+    cJSON_Delete(j);
+    free(text);
+    /* --rle uncompressed: the counts instead of the string, of the same masks */
+    a = tu_strdupf("segment --quiet --rle uncompressed --out '%s'", out);
+    r = samc(a);
+    assert_int_equal(r.rc, 0);
+    run_free(&r), free(a);
+    text = tu_slurp(jp);
+    j = cJSON_Parse(text);
+    masks = cJSON_GetObjectItem(j, "masks");
+    for (int k = 0; k < 3; k++) {
+        const cJSON *o = cJSON_GetArrayItem(masks, k);
+        assert_non_null(cJSON_GetObjectItem(o, "rle"));
+        char *png = tu_strdupf("%s/mask_%d.png", out, k);
+        check_mask_record(o, png);
+        free(png);
+    }
+    a = tu_strdupf("segment --rle rle --out '%s'", out);
+    r = samc(a);
+    assert_int_equal(r.rc, 2);
+    tu_assert_contains(r.err, "--rle 'rle'");
+    run_free(&r), free(a);
     char *ov = tu_join(out, "overlay.png");
     assert_true(tu_file_exists(ov));
     cJSON_Delete(j);
@@ -301,6 +337,141 @@ static void test_track_outputs(void **s)
     free(sum), free(js), free(text), free(jl), free(md), free(m), free(ov), free(out), free(frames), free(dump);
 }
 
+/* ---- overlays, pixel by pixel: a mask blended 3/5 in its colour, its
+ * contour in the colour itself, the image elsewhere; every AMG record in a
+ * colour of its own (cli_mask_color of its index, apps/cli_render.c, linked
+ * in). */
+
+/* samc ARGS (malloc'd, freed here) must succeed. */
+static void run_ok(char *args)
+{
+    run_result r = samc(args);
+    if (r.rc)
+        fail_msg("samc %s: %s", args, r.err);
+    run_free(&r), free(args);
+}
+
+static void load(const char *path, samc_image *img)
+{
+    samc_error e = {0};
+    if (samc_image_load(path, img, &e))
+        fail_msg("%s", e.msg);
+}
+
+static bool in(const samc_image *m, int x, int y) { return m->rgb[3 * ((int64_t)y * m->w + x)] > 127; }
+
+/* A mask pixel with a 4-neighbour outside the mask or the image (1 px: the
+ * contour width of images under 300 px). */
+static bool edge(const samc_image *m, int x, int y)
+{
+    return x == 0 || y == 0 || x == m->w - 1 || y == m->h - 1 || !in(m, x - 1, y) || !in(m, x + 1, y) ||
+           !in(m, x, y - 1) || !in(m, x, y + 1);
+}
+
+static bool same(const uint8_t *px, const uint8_t c[3]) { return px[0] == c[0] && px[1] == c[1] && px[2] == c[2]; }
+
+static void test_colors_distinct(void **s)
+{
+    (void)s;
+    enum { N = 1000 };
+    static uint8_t c[N][3];
+    for (int k = 0; k < N; k++)
+        cli_mask_color(k, c[k]);
+    for (int a = 0; a < N; a++)
+        for (int b = a + 1; b < N; b++)
+            if (!memcmp(c[a], c[b], 3))
+                fail_msg("masks %d and %d share the colour %d,%d,%d", a, b, c[a][0], c[a][1], c[a][2]);
+}
+
+/* The demo's best mask on overlay.png: contour pixels in its colour,
+ * inside blended, outside the image itself (away from the point marker). */
+static void test_segment_overlay(void **s)
+{
+    (void)s;
+    char *out = tu_join(g_tmp, "seg");
+    run_ok(tu_strdupf("segment --quiet --out '%s'", out));
+    char *jp = tu_join(out, "result.json"), *text = tu_slurp(jp);
+    cJSON *j = cJSON_Parse(text);
+    const int best = (int)cJSON_GetObjectItem(j, "best_mask")->valuedouble;
+    char *mp = tu_strdupf("%s/mask_%d.png", out, best), *op = tu_join(out, "overlay.png");
+    char *ip = tu_src_path("fixtures/demo/demo.png");
+    samc_image m, ov, img;
+    load(mp, &m), load(op, &ov), load(ip, &img);
+    uint8_t col[3];
+    cli_mask_color(best, col);
+    int64_t n_edge = 0, n_in = 0;
+    for (int y = 0; y < m.h; y++)
+        for (int x = 0; x < m.w; x++) {
+            if ((x - 160) * (x - 160) + (y - 120) * (y - 120) <= 8 * 8) /* the point marker */
+                continue;
+            const int64_t i = 3 * ((int64_t)y * m.w + x);
+            if (!in(&m, x, y)) {
+                assert_memory_equal(ov.rgb + i, img.rgb + i, 3);
+            } else if (edge(&m, x, y)) {
+                assert_true(same(ov.rgb + i, col));
+                n_edge++;
+            } else {
+                for (int c = 0; c < 3; c++)
+                    assert_int_equal(ov.rgb[i + c], (2 * img.rgb[i + c] + 3 * col[c]) / 5);
+                n_in++;
+            }
+        }
+    assert_true(n_edge > 0 && n_in > 0);
+    samc_image_free(&m), samc_image_free(&ov), samc_image_free(&img);
+    cJSON_Delete(j);
+    free(ip), free(op), free(mp), free(text), free(jp), free(out);
+}
+
+/* AMG: records drawn largest first; every record's contour pixels that no
+ * later (smaller) record covers are in its own colour, and there are more
+ * records than the eight colours of the old palette. */
+static void test_amg_overlay(void **s)
+{
+    (void)s;
+    char *out = tu_join(g_tmp, "amg");
+    run_ok(tu_strdupf("amg --quiet --points-per-side 4 --pred-iou-thresh 0 --stability-score-thresh 0 "
+                      "--box-nms-thresh 1 --output-mode binary_mask --out '%s'", out));
+    char *jp = tu_join(out, "masks.json"), *text = tu_slurp(jp);
+    cJSON *j = cJSON_Parse(text);
+    const int n = cJSON_GetArraySize(j);
+    assert_true(n > 8);
+    samc_image *m = calloc((size_t)n, sizeof *m), ov;
+    int64_t *area = calloc((size_t)n, sizeof *area);
+    for (int k = 0; k < n; k++) {
+        char *p = tu_strdupf("%s/mask_%04d.png", out, k);
+        load(p, &m[k]);
+        free(p);
+        area[k] = (int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(j, k), "area")->valuedouble;
+    }
+    char *op = tu_join(out, "overlay.png");
+    load(op, &ov);
+    int checked = 0;
+    for (int k = 0; k < n; k++) {
+        uint8_t col[3];
+        cli_mask_color(k, col);
+        int64_t seen = 0;
+        for (int y = 0; y < ov.h; y++)
+            for (int x = 0; x < ov.w; x++) {
+                if (!in(&m[k], x, y) || !edge(&m[k], x, y))
+                    continue;
+                bool covered = false; /* by a record drawn after k (smaller, or as large and later) */
+                for (int q = 0; q < n && !covered; q++)
+                    covered = q != k && (area[q] < area[k] || (area[q] == area[k] && q > k)) && in(&m[q], x, y);
+                if (covered)
+                    continue;
+                assert_true(same(ov.rgb + 3 * ((int64_t)y * ov.w + x), col));
+                seen++;
+            }
+        checked += seen > 0;
+    }
+    assert_true(checked > 8); /* more records shown in their own colour than the old palette had */
+    for (int k = 0; k < n; k++)
+        samc_image_free(&m[k]);
+    samc_image_free(&ov);
+    cJSON_Delete(j);
+    free(m), free(area), free(op), free(text), free(jp), free(out);
+}
+
 static int setup(void **s)
 {
     (void)s;
@@ -324,6 +495,9 @@ int main(void)
         cmocka_unit_test(test_segment_outputs),
         cmocka_unit_test(test_segment_dump_model),
         cmocka_unit_test(test_track_outputs),
+        cmocka_unit_test(test_colors_distinct),
+        cmocka_unit_test(test_segment_overlay),
+        cmocka_unit_test(test_amg_overlay),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

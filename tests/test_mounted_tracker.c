@@ -216,13 +216,13 @@ static void run_video(samc_exec *x, const samc_tracker_model *tr, const samc_fea
     const float pt[2] = {50, 40}, box[4] = {20, 10, 90, 70}, fix[2] = {60, 45};
     const int32_t pos[1] = {1}, neg[1] = {0};
     samc_video_masks m = {0};
-    assert_int_equal(samc_video_add_points(v, 0, 1, pt, pos, 1, NULL, true, &m, &err), SAMC_OK);
+    assert_int_equal(samc_video_add_points(v, 0, 1, pt, pos, 1, NULL, true, false, &m, &err), SAMC_OK);
     keep_masks(log, &m), samc_video_masks_free(&m);
-    assert_int_equal(samc_video_add_points(v, 0, 2, NULL, NULL, 0, box, true, &m, &err), SAMC_OK);
+    assert_int_equal(samc_video_add_points(v, 0, 2, NULL, NULL, 0, box, true, false, &m, &err), SAMC_OK);
     keep_masks(log, &m), samc_video_masks_free(&m);
     assert_int_equal(samc_video_propagate(v, -1, -1, false, on_frame, log, &err), SAMC_OK);
     const int last = samc_video_num_frames(v) - 1;
-    assert_int_equal(samc_video_add_points(v, last, 1, fix, neg, 1, NULL, false, &m, &err), SAMC_OK);
+    assert_int_equal(samc_video_add_points(v, last, 1, fix, neg, 1, NULL, false, false, &m, &err), SAMC_OK);
     keep_masks(log, &m), samc_video_masks_free(&m);
     assert_int_equal(samc_video_propagate(v, last, -1, true, on_frame, log, &err), SAMC_OK);
     samc_video_free(v);

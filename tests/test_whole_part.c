@@ -141,7 +141,7 @@ static void track(samc_sam2_model *m, const char *impl, const char *override, ru
     const float pt[2] = {50, 40};
     const int32_t pos[1] = {1};
     samc_video_masks vm = {0};
-    assert_int_equal(samc_video_add_points(v, 0, 1, pt, pos, 1, NULL, true, &vm, &err), SAMC_OK);
+    assert_int_equal(samc_video_add_points(v, 0, 1, pt, pos, 1, NULL, true, false, &vm, &err), SAMC_OK);
     samc_video_masks_free(&vm);
     if (samc_video_propagate(v, -1, 4, false, on_frame, log, &err))
         print_error("%s\n", err.msg);

@@ -40,7 +40,8 @@ static samc_status run_batch(samc_predictor *p, const samc_frame_features *f, co
         return samc_fail(err, SAMC_ERR_ARG, "predict_batch: no request");
     samc_sam_batch_prompt bp = {.B = rq->batch, .n_points = rq->n_points, .points = rq->point_coords,
                                  .labels = rq->point_labels, .boxes = rq->boxes, .mask_input = rq->mask_input,
-                                 .multimask = rq->multimask_output != 0};
+                                 .multimask = rq->multimask_output != 0,
+                                 .normalized_coords = rq->normalized_coords != 0};
     samc_sam_batch_prediction pr;
     samc_exec *x = samc__predictor_exec(p);
     samc_status st = samc_sam_predict_batch(x, &samc__predictor_sam2(p)->tracker, f, &bp, samc__predictor_opts(p), &pr, err);

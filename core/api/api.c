@@ -189,7 +189,7 @@ samc_status samc__api_prompt(const samc_predict_request *rq, int s, samc_tensor 
     *mask = rq->mask_input ? samc_tensor_view((float *)rq->mask_input, 3, mshape) : (samc_tensor){0};
     *pr = (samc_sam_prompt){.n_points = rq->n_points, .points = rq->point_coords, .labels = rq->point_labels,
                             .has_box = rq->box != NULL, .mask_input = rq->mask_input ? mask : NULL,
-                            .multimask = rq->multimask_output != 0};
+                            .multimask = rq->multimask_output != 0, .normalized_coords = rq->normalized_coords != 0};
     if (rq->box)
         memcpy(pr->box, rq->box, sizeof pr->box);
     return SAMC_OK;

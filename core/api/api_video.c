@@ -265,11 +265,10 @@ static void to_public(const samc_video_masks *m, samc_frame_masks *p)
     *p = (samc_frame_masks){m->frame_idx, m->n_obj, m->height, m->width, m->obj_ids, m->logits, m->object_scores};
 }
 
-samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
-                                    int n, const float *box, int clear_old_points, samc_frame_masks *out,
-                                    samc_error *err)
+static samc_status add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels, int n,
+                              const float *box, int clear_old_points, bool normalized, samc_frame_masks *out,
+                              samc_error *err)
 {
-    SAMC_API_ENTER(err);
     NOT_BUSY(t, err);
     samc_status st = need_video(t, err);
     if (st)
@@ -277,10 +276,27 @@ samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, cons
     if (n < 0 || (n > 0 && (!points || !labels)))
         return samc_fail(err, SAMC_ERR_ARG, "n is %d but points or labels is NULL", n);
     samc_video_masks_free(&t->last);
-    st = samc_video_add_points(t->video, frame, obj_id, points, labels, n, box, clear_old_points != 0, &t->last, err);
+    st = samc_video_add_points(t->video, frame, obj_id, points, labels, n, box, clear_old_points != 0, normalized,
+                               &t->last, err);
     if (!st && out)
         to_public(&t->last, out);
     return st;
+}
+
+samc_status samc_tracker_add_points(samc_tracker *t, int frame, int obj_id, const float *points, const int32_t *labels,
+                                    int n, const float *box, int clear_old_points, samc_frame_masks *out,
+                                    samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    return add_points(t, frame, obj_id, points, labels, n, box, clear_old_points, false, out, err);
+}
+
+samc_status samc_tracker_add_points_normalized(samc_tracker *t, int frame, int obj_id, const float *points,
+                                               const int32_t *labels, int n, const float *box, int clear_old_points,
+                                               samc_frame_masks *out, samc_error *err)
+{
+    SAMC_API_ENTER(err);
+    return add_points(t, frame, obj_id, points, labels, n, box, clear_old_points, true, out, err);
 }
 
 samc_status samc_tracker_add_mask(samc_tracker *t, int frame, int obj_id, const float *mask, int h, int w,

@@ -7,6 +7,7 @@
 #include "core/base/error.h"
 #include "core/io/h5_meta.h"
 #include "core/models/sam2/sam2_model.h"
+#include "core/models/sam3/sam3_hf.h"
 
 bool samc_weights_has_prefix(const samc_weights *w, const char *prefix)
 {
@@ -19,7 +20,8 @@ bool samc_weights_has_prefix(const samc_weights *w, const char *prefix)
 
 bool samc_weights_family(const samc_weights *w, samc_family *fam)
 {
-    if (samc_weights_has_prefix(w, "detector.backbone.") || samc_weights_has_prefix(w, "backbone.vision_backbone.")) {
+    if (samc_weights_has_prefix(w, "detector.backbone.") || samc_weights_has_prefix(w, "backbone.vision_backbone.") ||
+        samc_sam3_is_hf(w)) { /* the last: transformers' Sam3Model (sam3_hf.c) */
         *fam = SAMC_FAMILY_SAM3;
         return true;
     }
@@ -66,7 +68,7 @@ samc_status samc_detect_family(const char *path, samc_family *fam, samc_error *e
         return st;
     if (!samc_weights_family(w, fam))
         st = samc_fail(err, SAMC_ERR_FORMAT, "%s: neither a SAM 2 checkpoint (image_encoder.*, sam_mask_decoder.* "
-                       "keys, or transformers' vision_encoder.backbone.*) nor a SAM 3 one (detector.backbone.* keys); %zu keys, the first '%s'", path,
+                       "keys, or transformers' vision_encoder.backbone.*) nor a SAM 3 one (detector.backbone.* keys, or transformers' vision_encoder.backbone.embeddings.*); %zu keys, the first '%s'", path,
                        samc_weights_count(w), samc_weights_count(w) ? samc_weights_key(w, 0) : "");
     samc_weights_free(w);
     return st;

@@ -158,12 +158,9 @@ class SAM2ImagePredictor:
         return out
 
     def _prompts(self, point_coords, point_labels, box, mask_input, normalize_coords):
-        """_prep_prompts: the prompt as B rows of the official tensors."""
-        if not normalize_coords:
-            from .model import errors_unsupported
-
-            raise errors_unsupported("normalize_coords=False (coordinates already in [0, 1]) is not supported: "
-                                     "give pixel coordinates")
+        """_prep_prompts: the prompt as B rows of the official tensors.
+        normalize_coords=False: points and boxes are already in [0, 1] of the
+        image width and height (the library scales them by the model size)."""
         coords = labels = boxes = None
         if point_coords is not None:
             if point_labels is None:
@@ -200,23 +197,23 @@ class SAM2ImagePredictor:
                 raise _native.arg_error(f"{mask.shape[0]} mask inputs for {B} prompts")
         else:
             mask = None
-        return B, coords, labels, boxes, mask
+        return B, coords, labels, boxes, mask, bool(normalize_coords)
 
     def _run(self, prompt, multimask_output, return_logits, image_index):
-        B, coords, labels, boxes, mask = prompt
+        B, coords, labels, boxes, mask, pixels = prompt
         logits = bool(return_logits) or self.mask_threshold != 0.0
         if B == 1 and image_index is None:
-            masks, iou, low = self._predict_one(coords, labels, boxes, mask, multimask_output, logits)
+            masks, iou, low = self._predict_one(coords, labels, boxes, mask, multimask_output, logits, pixels)
         else:
             masks, iou, low = self._predict_many(B, coords, labels, boxes, mask, multimask_output, logits,
-                                                 image_index)
+                                                 image_index, pixels)
             if B == 1:  # squeeze(0), as the official predictor returns one prompt's result
                 masks, iou, low = masks[0], iou[0], low[0]
         if logits and not return_logits:
             masks = (masks > np.float32(self.mask_threshold)).astype(np.float32)
         return masks, iou, low
 
-    def _predict_one(self, coords, labels, boxes, mask, multimask_output, logits):
+    def _predict_one(self, coords, labels, boxes, mask, multimask_output, logits, pixels):
         rq = ffi.new("samc_predict_request *")
         keep = [_native.ptr(coords, "float[]"), _native.ptr(labels, "int32_t[]"), _native.ptr(boxes, "float[]"),
                 _native.ptr(mask, "float[]")]
@@ -224,13 +221,14 @@ class SAM2ImagePredictor:
         rq.n_points = 0 if coords is None else coords.shape[1]
         rq.multimask_output = 1 if multimask_output else 0
         rq.return_logits = 1 if logits else 0
+        rq.normalized_coords = 0 if pixels else 1
         m = ffi.gc(ffi.new("samc_masks *"), lib.samc_masks_free)
         _native.call(lib.samc_predictor_predict, self._ptr, rq, m, abort=self._abort)
         C, H, W, S = m.num_masks, m.height, m.width, m.low_res_size
         return (_native.view(m, m.masks, (C, H, W)), _native.view(m, m.iou, (C,)),
                 _native.view(m, m.low_res, (C, S, S)))
 
-    def _predict_many(self, B, coords, labels, boxes, mask, multimask_output, logits, image_index):
+    def _predict_many(self, B, coords, labels, boxes, mask, multimask_output, logits, image_index, pixels):
         rq = ffi.new("samc_batch_request *")
         keep = [_native.ptr(coords, "float[]"), _native.ptr(labels, "int32_t[]"), _native.ptr(boxes, "float[]"),
                 _native.ptr(mask, "float[]")]
@@ -239,6 +237,7 @@ class SAM2ImagePredictor:
         rq.n_points = 0 if coords is None else coords.shape[1]
         rq.multimask_output = 1 if multimask_output else 0
         rq.return_logits = 1 if logits else 0
+        rq.normalized_coords = 0 if pixels else 1
         m = ffi.gc(ffi.new("samc_batch_masks *"), lib.samc_batch_masks_free)
         if image_index is None:
             _native.call(lib.samc_predictor_predict_batch, self._ptr, rq, m, abort=self._abort)

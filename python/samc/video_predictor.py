@@ -118,16 +118,14 @@ class SAM2VideoPredictor:
     def add_new_points_or_box(self, inference_state, frame_idx, obj_id, points=None, labels=None,
                               clear_old_points=True, normalize_coords=True, box=None):
         """Points ((N, 2) in video pixels, labels 1/0) and/or a box (x0, y0, x1,
-        y1) for object obj_id on frame frame_idx: (frame_idx, obj_ids,
+        y1) for object obj_id on frame frame_idx (normalize_coords=False: in
+        [0, 1] of the video width and height): (frame_idx, obj_ids,
         video_res_masks) with the masks of every object on that frame,
         (num_obj, 1, H, W) float32 logits."""
         if (points is not None) != (labels is not None):
             raise ValueError("points and labels must be provided together")
         if points is None and box is None:
             raise ValueError("at least one of points or box must be provided as input")
-        if not normalize_coords:
-            raise errors_unsupported("normalize_coords=False (coordinates already in [0, 1]) is not supported: "
-                                     "give video pixel coordinates")
         pts = lab = bx = None
         n = 0
         if points is not None:
@@ -150,7 +148,8 @@ class SAM2VideoPredictor:
                 raise ValueError("cannot add box without clearing old points, since box prompt must be provided "
                                  "before any point prompt (please use clear_old_points=True instead)")
         out = ffi.new("samc_frame_masks *")
-        _native.call(lib.samc_tracker_add_points, inference_state._tracker, int(frame_idx), int(obj_id),
+        add = lib.samc_tracker_add_points if normalize_coords else lib.samc_tracker_add_points_normalized
+        _native.call(add, inference_state._tracker, int(frame_idx), int(obj_id),
                      _native.ptr(pts, "float[]"), _native.ptr(lab, "int32_t[]"), n, _native.ptr(bx, "float[]"),
                      1 if clear_old_points else 0, out, abort=inference_state._abort)
         return self._frame_result(inference_state, out)

@@ -71,8 +71,6 @@ def test_bad_prompts(predictor, kwargs, message):
 
 
 def test_unsupported_options_are_refused(predictor):
-    with pytest.raises(samc.SamcUnsupportedError, match="normalize_coords"):
-        predictor.predict([[0.5, 0.5]], [1], normalize_coords=False)
     with pytest.raises(NotImplementedError):
         samc.build_sam2(None, FIXTURES / "ckpt/tiny_c_f32.pt", apply_postprocessing=False)
     with pytest.raises(samc.SamcArgumentError, match="threads"):

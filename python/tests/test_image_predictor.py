@@ -43,6 +43,42 @@ def test_predict_matches_official_and_c(path, impl):
         np.testing.assert_array_equal(iou2, iou)
 
 
+def normalized(xy, h, w):
+    """Pixel coordinates (..., 2k) as [0, 1] of the image, in float32 as
+    transform_coords(normalize=True) divides them before * resolution."""
+    xy = np.asarray(xy, np.float32)
+    return xy / np.tile(np.array([w, h], np.float32), xy.shape[-1] // 2)
+
+
+@pytest.mark.parametrize("path", IMAGE_DUMPS, ids=ids(IMAGE_DUMPS))
+def test_normalize_coords_false(path):
+    """normalize_coords=False: points and boxes already in [0, 1], scaled by
+    the model size alone (transform_coords / transform_boxes with
+    normalize=False). Given x / w in float32, the result is the pixel call's
+    bit for bit, since that is the value the pixel call scales."""
+    dump = read_dump(path)
+    predictor = samc.SAM2ImagePredictor(build_sam2(path))
+    img = dump["arrays"]["image_u8"]
+    H, W = img.shape[:2]
+    predictor.set_image(img)
+    for d, a in dump["prompts"]:
+        args = prompt_args(d, a)
+        norm = dict(args)
+        if args["point_coords"] is not None:
+            norm["point_coords"] = normalized(args["point_coords"], H, W)
+        if args["box"] is not None:
+            norm["box"] = normalized(args["box"], H, W)
+        for x, y in zip(predictor.predict(**args, return_logits=True),
+                        predictor.predict(**norm, normalize_coords=False, return_logits=True)):
+            np.testing.assert_array_equal(x, y)
+    boxes = np.array([[30, 40, 170, 120], [50, 30, 160, 130]], np.float32)  # batched boxes, (B, 4)
+    for x, y in zip(predictor.predict(box=boxes), predictor.predict(box=normalized(boxes, H, W), normalize_coords=False)):
+        np.testing.assert_array_equal(x, y)
+    # not the pixel values: a pixel point read as [0, 1] is outside the image
+    with pytest.raises(samc.SamcArgumentError, match=r"outside \[0, 1\]"):
+        predictor.predict([[80, 60]], [1], normalize_coords=False)
+
+
 @pytest.fixture(scope="module")
 def tiny_a():
     path = IMAGE_DUMPS[0]
@@ -108,6 +144,11 @@ def test_image_batch(tiny_a):
         assert rel(masks[i], m) <= 1e-4 and rel(ious[i], iou) <= 1e-4 and rel(lows[i], low) <= 1e-4
     with pytest.raises(RuntimeError, match="predict_batch"):
         p2.predict(coords[0], labels[0])
+    # normalize_coords=False: each image's own size
+    norm = [normalized(c, *im.shape[:2]) for c, im in zip(coords, (img, other))]
+    for x, y in zip((masks, ious, lows), p2.predict_batch(norm, labels, return_logits=True, normalize_coords=False)):
+        for xi, yi in zip(x, y):
+            np.testing.assert_array_equal(xi, yi)
 
 
 def test_embedding_and_reset(tiny_a):

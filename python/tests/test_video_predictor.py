@@ -117,6 +117,27 @@ def test_keyboard_interrupt_stops_propagation(v1):
     assert len(list(p.propagate_in_video(state))) == state["num_frames"]
 
 
+def test_normalize_coords_false(v1):
+    """add_new_points_or_box(normalize_coords=False): points and box in
+    [0, 1] of the video size, multiplied by the model size alone; x / W in
+    float32 gives the pixel call's masks bit for bit, on the prompt and
+    through propagation."""
+    path, dump, predictor = v1
+    H, W = dump["arrays"]["frames_u8"].shape[1:3]
+    scale = np.array([W, H], np.float32)
+    pts, box = np.array([[50, 40], [30, 25]], np.float32), np.array([10, 10, 60, 50], np.float32)
+    runs = []
+    for norm in (False, True):
+        state = predictor.init_state(frames_dir(path))
+        p, b = (pts / scale, box / np.tile(scale, 2)) if norm else (pts, box)
+        first = predictor.add_new_points_or_box(state, 0, 1, points=p, labels=[1, 0], normalize_coords=not norm)
+        second = predictor.add_new_points_or_box(state, 0, 2, box=b, normalize_coords=not norm)
+        runs.append([first, second] + list(predictor.propagate_in_video(state)))
+    for x, y in zip(*runs):
+        assert x[0] == y[0] and list(x[1]) == list(y[1])
+        np.testing.assert_array_equal(x[2], y[2])
+
+
 def test_remove_and_reset(v1):
     path, dump, predictor = v1
     state = predictor.init_state(frames_dir(path))

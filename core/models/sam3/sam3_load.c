@@ -19,6 +19,7 @@
 #include "core/base/fileio.h"
 #include "core/io/h5_meta.h"
 #include "core/models/family.h"
+#include "core/models/sam3/sam3_hf.h"
 #include "core/models/sam3/sam3_model.h"
 #include "core/models/sam3/sam3_video_config.h"
 
@@ -27,6 +28,10 @@
 static samc_status detect_base(const samc_weights *w, const char **base, samc_error *err)
 {
     const char *src = samc_weights_source(w);
+    if (samc_weights_naming(w)) { /* transformers' Sam3Model: the detector's own names, mapped (sam3_hf.c) */
+        *base = "";
+        return SAMC_OK;
+    }
     if (samc_weights_has_prefix(w, "detector.backbone.")) {
         *base = "detector.";
         return SAMC_OK;
@@ -171,6 +176,8 @@ samc_status samc_sam3_model_load(const char *checkpoint, const char *config, sam
     samc_weights *w = NULL;
     if (!st)
         st = samc_weights_open(checkpoint, &w, err);
+    if (!st && samc_sam3_is_hf(w))
+        st = samc_sam3_hf_adapt(w, err);
     const char *base = "";
     if (!st)
         st = detect_base(w, &base, err);

@@ -16,7 +16,7 @@ static bool finite2(float a, float b) { return isfinite(a) && isfinite(b); }
 samc_status samc_sam_check_prompt(const samc_tracker_model *tr, const samc_frame_features *f,
                                    const samc_sam_prompt *p, samc_error *err)
 {
-    const float W = (float)f->orig_w, H = (float)f->orig_h;
+    const float W = p->normalized_coords ? 1.0f : (float)f->orig_w, H = p->normalized_coords ? 1.0f : (float)f->orig_h;
     if (p->n_points < 0 || p->n_points > 4096)
         return samc_fail(err, SAMC_ERR_ARG, "point count %d is outside 0..4096", p->n_points);
     if (p->n_points && (!p->points || !p->labels))
@@ -26,8 +26,11 @@ samc_status samc_sam_check_prompt(const samc_tracker_model *tr, const samc_frame
         if (!finite2(x, y))
             return samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is not finite", i, x, y);
         if (!p->allow_points_outside && (x < 0 || y < 0 || x > W || y > H))
-            return samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is outside the %dx%d image", i, x, y,
-                             f->orig_w, f->orig_h);
+            return p->normalized_coords
+                       ? samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is outside [0, 1] (normalized coordinates)",
+                                   i, x, y)
+                       : samc_fail(err, SAMC_ERR_ARG, "point %d (%g,%g) is outside the %dx%d image", i, x, y,
+                                   f->orig_w, f->orig_h);
         if (p->labels[i] < -1 || p->labels[i] > 3)
             return samc_fail(err, SAMC_ERR_ARG, "point %d has label %d; labels must be in -1..3", i, p->labels[i]);
     }
@@ -64,10 +67,11 @@ void samc__sam2_clamp_logits(float *dst, const float *src, int64_t n)
     }
 }
 
-/* transform_coords(normalize=True): x / w then * resolution, in float32. */
-void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, int S, float *out)
+/* transform_coords: with normalize (pixel input) x / w then * resolution,
+ * two float32 roundings; without, x * resolution alone. */
+void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, bool normalized, int S, float *out)
 {
-    const float nx = x / (float)f->orig_w, ny = y / (float)f->orig_h; /* two float32 roundings */
+    const float nx = normalized ? x : x / (float)f->orig_w, ny = normalized ? y : y / (float)f->orig_h;
     out[0] = nx * (float)S;
     out[1] = ny * (float)S;
 }
@@ -84,12 +88,12 @@ static samc_status prompt_points(const samc_tracker_model *tr, const samc_frame_
     if (!*coords || !*labels)
         return samc_fail(err, SAMC_ERR_NOMEM, "out of memory");
     if (p->has_box) {
-        samc__sam_to_model_coords(p->box[0], p->box[1], f, tr->cfg.image_size, *coords);
-        samc__sam_to_model_coords(p->box[2], p->box[3], f, tr->cfg.image_size, *coords + 2);
+        samc__sam_to_model_coords(p->box[0], p->box[1], f, p->normalized_coords, tr->cfg.image_size, *coords);
+        samc__sam_to_model_coords(p->box[2], p->box[3], f, p->normalized_coords, tr->cfg.image_size, *coords + 2);
         (*labels)[0] = 2, (*labels)[1] = 3;
     }
     for (int i = 0; i < p->n_points; i++) {
-        samc__sam_to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, tr->cfg.image_size, *coords + 2 * (nb + i));
+        samc__sam_to_model_coords(p->points[2 * i], p->points[2 * i + 1], f, p->normalized_coords, tr->cfg.image_size, *coords + 2 * (nb + i));
         (*labels)[nb + i] = p->labels[i];
     }
     return SAMC_OK;

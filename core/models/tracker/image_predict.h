@@ -21,6 +21,9 @@ typedef struct samc_sam_prompt {
      * exactly). Boxes may always extend past the image, as in the official
      * predictor; they must be ordered and finite. */
     bool allow_points_outside;
+    /* points and box are in [0, 1] of the image width and height (the
+     * official normalize_coords=False): scaled by the model size only. */
+    bool normalized_coords;
 } samc_sam_prompt;
 
 /* SAM2ImagePredictor(max_hole_area, max_sprinkle_area): 0 = off (default). */

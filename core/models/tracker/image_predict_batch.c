@@ -33,7 +33,8 @@ static samc_status check_batch(const samc_tracker_model *tr, const samc_frame_fe
                                 .labels = p->labels ? p->labels + (int64_t)b * p->n_points : NULL,
                                 .has_box = p->boxes != NULL,
                                 .mask_input = p->mask_input ? &mask : NULL,
-                                .allow_points_outside = p->allow_points_outside};
+                                .allow_points_outside = p->allow_points_outside,
+                                .normalized_coords = p->normalized_coords};
         if (p->boxes)
             memcpy(one.box, p->boxes + 4 * b, sizeof one.box);
         samc_status st = samc_sam_check_prompt(tr, f, &one, err);
@@ -60,13 +61,13 @@ static samc_status sam_heads(samc_exec *x, const samc_tracker_model *tr, const s
         float *c = coords + b * N * 2;
         int32_t *l = labels + b * N;
         if (p->boxes) {
-            samc__sam_to_model_coords(p->boxes[4 * b], p->boxes[4 * b + 1], f, S, c);
-            samc__sam_to_model_coords(p->boxes[4 * b + 2], p->boxes[4 * b + 3], f, S, c + 2);
+            samc__sam_to_model_coords(p->boxes[4 * b], p->boxes[4 * b + 1], f, p->normalized_coords, S, c);
+            samc__sam_to_model_coords(p->boxes[4 * b + 2], p->boxes[4 * b + 3], f, p->normalized_coords, S, c + 2);
             l[0] = 2, l[1] = 3;
         }
         for (int i = 0; i < p->n_points; i++) {
             const float *pt = p->points + (b * p->n_points + i) * 2;
-            samc__sam_to_model_coords(pt[0], pt[1], f, S, c + 2 * (nb + i));
+            samc__sam_to_model_coords(pt[0], pt[1], f, p->normalized_coords, S, c + 2 * (nb + i));
             l[nb + i] = p->labels[b * p->n_points + i];
         }
     }

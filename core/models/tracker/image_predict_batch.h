@@ -19,6 +19,7 @@ typedef struct samc_sam_batch_prompt {
     const float *mask_input;  /* (B, 4e, 4e) low-res logits, or NULL */
     bool multimask;
     bool allow_points_outside; /* as samc_sam_prompt */
+    bool normalized_coords;    /* as samc_sam_prompt */
     /* Which masks are brought to the image size: NULL, every one; else the
      * C masks of each prompt for which upscale_keep(keep_user, iou) holds
      * for one of them at least (samc_sam_batch_upscaled), and out->masks
@@ -45,8 +46,9 @@ samc_status samc_sam_predict_batch(samc_exec *x, const samc_tracker_model *tr, c
                                    samc_sam_batch_prediction *out, samc_error *err);
 /* Whether prompt b of a prediction (iou (B, C)) has its masks in out->masks. */
 bool samc_sam_batch_upscaled(const samc_sam_batch_prompt *p, const float *iou, int C, int64_t b);
-/* transform_coords(normalize=True) in float32 (image_predict.c). */
-void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, int S, float *out);
+/* transform_coords in float32 (image_predict.c): pixels / (w, h) * S, or
+ * normalized coordinates (normalize=False) * S. */
+void samc__sam_to_model_coords(float x, float y, const samc_frame_features *f, bool normalized, int S, float *out);
 /* _predict's returned low-res copy: torch.clamp(src, -32, 32) into dst (may alias) (image_predict.c). */
 void samc__sam2_clamp_logits(float *dst, const float *src, int64_t n);
 void samc_sam_batch_prediction_release(samc_sam_batch_prediction *p);

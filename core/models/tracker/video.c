@@ -240,8 +240,8 @@ static samc_status run_prompted(samc_video *v, video_obj *o, int frame, const vi
 }
 
 samc_status samc_video_add_points(samc_video *v, int frame, int obj_id, const float *points, const int32_t *labels,
-                                  int n, const float *box, bool clear_old_points, samc_video_masks *out,
-                                  samc_error *err)
+                                  int n, const float *box, bool clear_old_points, bool normalized,
+                                  samc_video_masks *out, samc_error *err)
 {
     if (out)
         memset(out, 0, sizeof *out);
@@ -278,8 +278,8 @@ samc_status samc_video_add_points(samc_video *v, int frame, int obj_id, const fl
     const float S = (float)v->tr->cfg.image_size;
     for (int i = 0; i < nb + n; i++) { /* box corners (labels 2, 3) before the clicks; / (W,H) * S in float32 */
         const float *xy = i < nb ? box + 2 * i : points + 2 * (i - nb);
-        c[2 * (nold + i)] = xy[0] / (float)v->W * S;
-        c[2 * (nold + i) + 1] = xy[1] / (float)v->H * S;
+        c[2 * (nold + i)] = (normalized ? xy[0] : xy[0] / (float)v->W) * S;
+        c[2 * (nold + i) + 1] = (normalized ? xy[1] : xy[1] / (float)v->H) * S;
         l[nold + i] = i < nb ? 2 + i : labels[i - nb];
     }
     drop_points(o, frame);

@@ -52,10 +52,11 @@ typedef struct samc_video_masks {
 void samc_video_masks_free(samc_video_masks *m);
 
 /* add_new_points_or_box: points (n,2) in video pixels with labels, and/or a
- * box (x0,y0,x1,y1); a box needs clear_old_points. */
+ * box (x0,y0,x1,y1); a box needs clear_old_points. normalized: points and
+ * box in [0, 1] of the video width and height (normalize_coords=False). */
 samc_status samc_video_add_points(samc_video *v, int frame_idx, int obj_id, const float *points,
                                   const int32_t *labels, int n, const float *box, bool clear_old_points,
-                                  samc_video_masks *out, samc_error *err);
+                                  bool normalized, samc_video_masks *out, samc_error *err);
 /* add_new_mask: mask (h,w) with values > 0.5 foreground (any size; resized). */
 samc_status samc_video_add_mask(samc_video *v, int frame_idx, int obj_id, const float *mask, int h, int w,
                                 samc_video_masks *out, samc_error *err);
