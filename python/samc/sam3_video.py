@@ -17,6 +17,8 @@ out_boxes_xywh (N, 4) float32 normalised by the frame size, out_binary_masks
 (N, H, W) bool.
 """
 import os
+import queue
+import threading
 import uuid
 
 import numpy as np
@@ -194,9 +196,8 @@ class Sam3VideoPredictor:
     def propagate_in_video(self, session_id, propagation_direction="both", start_frame_idx=None,
                            max_frame_num_to_track=None):
         """A generator of {"frame_index", "outputs"} in the official order
-        (forward, then backward for "both"). samc runs the whole propagation
-        in one C call (the GIL released) when the loop asks for the first
-        frame, then yields its frames."""
+        (forward, then backward for "both"), each computed (the GIL released)
+        when the loop asks for it."""
         t = self._tracker(session_id)
         if propagation_direction not in _DIRECTIONS:
             raise ValueError(f"invalid propagation direction: {propagation_direction}")
@@ -206,7 +207,43 @@ class Sam3VideoPredictor:
 
     @staticmethod
     def _propagate(t, direction, start, count):
-        frames = []
-        _native.call(lib.samc_sam3_tracker_propagate, t, direction, start, count, lib.samc_py_sam3_frame, ffi.NULL,
-                     on_frame=lambda f: frames.append({"frame_index": int(f.frame), "outputs": _outputs(f)}))
-        yield from frames
+        """One samc_sam3_tracker_propagate in a worker thread whose frame
+        callback hands each frame over and waits until the loop asks for the
+        next: frames are computed as the loop consumes them (one ahead at
+        most), and leaving the loop (or Ctrl-C) stops the C call at the next
+        frame boundary, the session usable."""
+        frames, more, stop, done = queue.Queue(), threading.Semaphore(0), threading.Event(), object()
+
+        def on_frame(f):
+            frames.put({"frame_index": int(f.frame), "outputs": _outputs(f)})
+            more.acquire()
+            if stop.is_set():
+                raise _Stopped  # stops the C loop (samc._native records it)
+
+        def work():
+            try:
+                _native.call(lib.samc_sam3_tracker_propagate, t, direction, start, count, lib.samc_py_sam3_frame,
+                             ffi.NULL, on_frame=on_frame)
+                frames.put(done)
+            except BaseException as e:  # to the consumer (or dropped after a stop)
+                frames.put(e)
+
+        worker = threading.Thread(target=work, name="samc-sam3-propagate", daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = frames.get()
+                if item is done:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+                more.release()
+        finally:
+            stop.set()
+            more.release()
+            worker.join()
+
+
+class _Stopped(Exception):
+    """The loop over propagate_in_video ended before the last frame."""

@@ -58,6 +58,13 @@ def test_loop_matches_official(loop, impl):
     r = predictor.add_prompt(sid, int(req["2"]["frame_index"]), points=points.tolist(), point_labels=labels,
                              obj_id=int(req["2"]["obj_id"]))
     check(r["outputs"], official["2"])
+    gen = predictor.propagate_in_video(sid, "both", None, None)  # left after one frame: stops there
+    first = next(gen)
+    gen.close()
+    again = list(predictor.propagate_in_video(sid, "both", None, None))
+    assert again[0]["frame_index"] == first["frame_index"] and len(again) == len(got)
+    for x, y in zip(first["outputs"].values(), again[0]["outputs"].values()):
+        np.testing.assert_array_equal(x, y)
     assert predictor.close_session(sid) == {"is_success": True}
     assert predictor.close_session(sid) == {"is_success": True}  # idempotent, as officially
 
