@@ -60,6 +60,8 @@ def test_loop_matches_official(loop, impl):
     check(r["outputs"], official["2"])
     gen = predictor.propagate_in_video(sid, "both", None, None)  # left after one frame: stops there
     first = next(gen)
+    with pytest.raises(samc.SamcArgumentError, match="inside one of the session's callbacks"):
+        predictor.remove_object(sid, 0)  # the C call is open until the loop ends
     gen.close()
     again = list(predictor.propagate_in_video(sid, "both", None, None))
     assert again[0]["frame_index"] == first["frame_index"] and len(again) == len(got)
