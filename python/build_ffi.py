@@ -32,6 +32,7 @@ extern "Python" void samc_py_log(samc_log_level, const char *, void *);
 extern "Python" void samc_py_progress(void *, const char *, int, int);
 extern "Python" void samc_py_amg_progress(void *, const samc_amg_progress *);
 extern "Python" samc_status samc_py_frame(void *, const samc_frame_masks *);
+extern "Python" samc_status samc_py_sam3_frame(void *, const samc_sam3_frame *);
 """
 
 

@@ -199,13 +199,25 @@ def samc_py_amg_progress(user, p):
         call.progress("amg", int(p.points_done), int(p.points_total))
 
 
-@ffi.def_extern(onerror=_record_stop)
-def samc_py_frame(user, masks):
+def _deliver(frame):
+    """A frame to the current Call's on_frame; a status that stops the C loop
+    when the call is stopping (Ctrl-C, an exception, cancel())."""
     call = current_call()
     if call is None or call.stopping:
         return lib.SAMC_ERR_INTERNAL
-    call.on_frame(masks)
+    call.on_frame(frame)
     return lib.SAMC_ERR_INTERNAL if call.stopping else lib.SAMC_OK
+
+
+@ffi.def_extern(onerror=_record_stop)
+def samc_py_frame(user, masks):
+    return _deliver(masks)
+
+
+@ffi.def_extern(onerror=_record_stop)
+def samc_py_sam3_frame(user, frame):
+    """SAM 3 video's per-frame callback (samc_sam3_frame_fn)."""
+    return _deliver(frame)
 
 
 # ---- numpy views of C memory ---------------------------------------------------

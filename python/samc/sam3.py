@@ -11,8 +11,8 @@ As the official processor, the processor holds the options and the state
 dict holds the image and the prompt; here each state owns one C processor
 (its image features and prompt), so states are independent.
 
-(SAM 3 video, when samc has it, comes as Sam3VideoPredictor in a module of
-its own beside this one, on the same Model.)
+(SAM 3 video: Sam3VideoPredictor in sam3_video.py beside this module, on the
+same Model.)
 """
 import numpy as np
 
