@@ -819,6 +819,7 @@ static void copy_regress(const char *file, const char *name)
 static void mk_img_ppm_short(void) { copy_regress("tests/fuzz_regress/image/ppm_truncated_pixels.ppm", "in.ppm"); }
 static void mk_img_tga_short(void) { copy_regress("tests/fuzz_regress/image/tga_truncated_pixels.tga", "in.tga"); }
 static void mk_img_bmp_palette(void) { copy_regress("tests/fuzz_regress/image/bmp8_index_past_palette.bmp", "in.bmp"); }
+static void mk_img_bmp_offset(void) { copy_regress("tests/fuzz_regress/image/bmp8_offset_inside_header.bmp", "in.bmp"); }
 static void mk_img_hdr_flat(void) { copy_regress("tests/fuzz_regress/image/hdr_flat_without_pixels.hdr", "in.hdr"); }
 static void mk_img_bmp_bomb(void) { copy_regress("tests/fuzz_regress/image/bmp_54_bytes_16384_square.bmp", "in.bmp"); }
 static void mk_img_psd_int_min(void) { copy_regress("tests/fuzz_regress/image/psd_height_int_min.psd", "in.psd"); }
@@ -1302,6 +1303,8 @@ static const bad_case CASES[] = {
      "in.tga", SEG_IMAGE, {"in.tga", "image file is truncated"}, api_image, {"in.tga", "truncated"}},
     {"img_bmp_palette", "8-bit BMP whose indices pass its palette", "2 colours, indices up to 200",
      mk_img_bmp_palette, "in.bmp", SEG_IMAGE, {"in.bmp", "palette index"}, api_image, {"in.bmp", "2 colours"}},
+    {"img_bmp_offset", "8-bit BMP whose pixel data offset points inside its header", "offset 0: stb's palette size < 0",
+     mk_img_bmp_offset, "in.bmp", SEG_IMAGE, {"in.bmp", "inside its"}, api_image, {"in.bmp", "70-byte header"}},
     {"img_hdr_no_pixels", "flat HDR without pixels", "a 4x4 header, no data", mk_img_hdr_flat, "in.hdr", SEG_IMAGE,
      {"in.hdr", "truncated"}, api_image, {"in.hdr", "truncated"}},
     {"img_bmp_bomb", "54-byte BMP declaring 16384x16384", "header only", mk_img_bmp_bomb, "in.bmp", SEG_IMAGE,

@@ -173,7 +173,16 @@ static samc_status check_bmp(const uint8_t *b, size_t n, const char *what, samc_
     if (bpp != 1 && bpp != 2 && bpp != 4 && bpp != 8)
         return SAMC_OK;
     const size_t entry = hsz == 12 ? 3 : 4;
-    const long long psize = ((long long)offset - 14 - hsz) / (long long)entry;
+    /* A data offset inside the header gives stb a negative palette size
+     * (it shifts, >> 2, rather than divides), which it does not refuse: it
+     * then reads no palette and maps every pixel through its uninitialised
+     * stack array (fuzz find, valgrind). */
+    const long long pbytes = (long long)offset - 14 - hsz;
+    if (pbytes < 0)
+        return samc_fail(err, SAMC_ERR_FORMAT,
+                         "%s: not a readable BMP (its pixel data offset %u points inside its %u-byte header)", what,
+                         offset, 14 + hsz);
+    const long long psize = pbytes / (long long)entry;
     if (psize <= 0 || psize > 256)
         return SAMC_OK; /* stb refuses a missing or oversized palette */
     const unsigned mask = (1u << bpp) - 1;
