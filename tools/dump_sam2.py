@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 2 image predictor on one image and a list of prompts
-and write a parity dump (shared/docs/PARITY_DUMP_FORMAT.md, image task).
+and write a parity dump (the parity dump format read by parity/dump.c, image task).
 
 Example (tiny random model, see tools/README.md for more):
   SAM2_SRC=/work/sam2src /usr/bin/python3 tools/dump_sam2.py \

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Run the official SAM2AutomaticMaskGenerator on one image and write a parity
-dump: the image task's layout (shared/docs/PARITY_DUMP_FORMAT.md) with
+dump: the image task's layout (the parity dump format read by parity/dump.c) with
 task = "amg", extended as docs/parity_amg.md describes (generator parameters,
 the official records, every candidate mask with its decisions, the logits
 behind each record, every NMS call).

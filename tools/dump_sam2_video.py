@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 2 video predictor on a folder of JPEG frames, a list
 of prompts and one propagation, and write a parity dump
-(shared/docs/PARITY_DUMP_FORMAT.md, video task).
+(the parity dump format read by parity/dump.c, video task).
 
 Example (tiny random model; the fixtures' commands are in make_fixtures.sh):
   SAM2_SRC=/work/sam2src /usr/bin/python3 tools/dump_sam2_video.py \\

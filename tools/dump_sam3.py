@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Run the official SAM 3 image model through Sam3Processor on one image and a
-list of prompts, and write a parity dump (shared/docs/PARITY_DUMP_FORMAT.md,
+list of prompts, and write a parity dump (the parity dump format read by parity/dump.c,
 "SAM 3", task sam3_image).
 
 Example (tiny random model; tools/make_fixtures.sh has the real commands):

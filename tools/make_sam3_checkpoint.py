@@ -31,7 +31,7 @@ the file the way build_sam3_image_model's _load_checkpoint does (keys with
   --check-keys TSV           only build the video model (no weights drawn, no
                              files), and compare its keys, order, shapes and
                              dtypes with a key list
-                             (shared/docs/SAM3_STATE_DICT_KEYS.tsv at full size)
+                             (a list of the released key names and shapes at full size)
 """
 
 import argparse

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Recording of module / function calls and the HDF5 writer for the parity
-dump format (shared/docs/PARITY_DUMP_FORMAT.md, version 1).
+dump format (the format read by parity/dump.c, version 1).
 
 Values are converted when the call happens (inputs before the call, outputs
 right after it), so later in-place edits by the caller (e.g. forward_image
